@@ -1,0 +1,222 @@
+// jaxcc::Array<T>: the one array type users hold. A cheap shared handle to an
+// immutable strided view of a buffer; every operation returns a new Array, so
+// copies never alias in a way a user can observe.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <iosfwd>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/buffer.hpp"
+#include "jaxcc/core/dtype.hpp"
+#include "jaxcc/core/error.hpp"
+#include "jaxcc/core/shape.hpp"
+
+namespace jaxcc {
+
+template <Element T>
+class Array;
+
+namespace detail {
+
+/// What an Array handle points at. Immutable once built; shared by copies,
+/// so a value used twice is one object used twice (the identity a traced
+/// program's nodes will hang off).
+struct ArrayImpl {
+  Shape shape;
+  Strides strides;           // in elements; 0 on broadcast dimensions
+  std::int64_t offset = 0;   // in elements, into buffer
+  std::shared_ptr<Buffer> buffer;
+};
+
+template <Element T>
+class AtRef;
+
+struct ArrayAccess;
+
+}  // namespace detail
+
+namespace lax {
+template <Element T>
+Array<T> reshape(Array<T> const& x, Shape const& new_sizes);
+template <Element T>
+Array<T> transpose(Array<T> const& x, Axes const& permutation);
+template <Element U, Element T>
+Array<U> convert_element_type(Array<T> const& x);
+}  // namespace lax
+
+template <Element V>
+class Array {
+ public:
+  using value_type = V;
+
+  /// An empty float array of shape (0,), like `jnp.zeros(0)`.
+  Array() : impl_(empty_impl()) {}
+
+  Shape const& shape() const noexcept { return impl_->shape; }
+  std::int64_t ndim() const noexcept { return impl_->shape.rank(); }
+  std::int64_t size() const noexcept { return impl_->shape.numel(); }
+  static constexpr DType dtype() noexcept { return dtype_of<V>; }
+
+  /// The elements in row-major order.
+  std::vector<V> to_vector() const {
+    std::vector<V> out(static_cast<std::size_t>(size()));
+    if constexpr (std::same_as<V, bool>) {
+      auto bytes = std::make_unique<bool[]>(out.size());
+      copy_to(bytes.get());
+      std::copy(bytes.get(), bytes.get() + out.size(), out.begin());
+    } else {
+      copy_to(out.data());
+    }
+    return out;
+  }
+
+  /// The value of a one-element array.
+  V item() const {
+    if (size() != 1) {
+      std::ostringstream os;
+      os << "item: can only convert an array of size 1 to a scalar, got shape " << shape();
+      throw Error(os.str());
+    }
+    return data()[0];
+  }
+
+  /// A concrete boolean's truth value; numpy's and JAX's rule for size != 1.
+  explicit operator bool() const
+    requires std::same_as<V, bool>
+  {
+    if (size() != 1)
+      throw Error("The truth value of an array with more than one element is ambiguous. "
+                  "Use a.any() or a.all()");
+    return data()[0];
+  }
+
+  Array reshape(Shape const& new_shape) const { return lax::reshape(*this, new_shape); }
+  template <Element U>
+  Array<U> astype() const {
+    return lax::convert_element_type<U>(*this);
+  }
+  /// The transpose: axes reversed.
+  Array T() const {
+    Axes perm;
+    for (auto i = ndim(); i-- > 0;) perm.push_back(i);
+    return lax::transpose(*this, perm);
+  }
+
+  /// Functional indexed update: `x.at(i).set(v)`, `x.at(i, j).add(v)`,
+  /// `x.at(i).get()`; negative indices count from the end.
+  template <std::integral... I>
+  detail::AtRef<V> at(I... index) const {
+    return detail::AtRef<V>(*this, Axes{static_cast<std::int64_t>(index)...});
+  }
+
+  // --- internals for kernels; not part of the user API ---
+  V const* data() const noexcept {
+    return static_cast<V const*>(impl_->buffer->data()) + impl_->offset;
+  }
+  Strides const& strides() const noexcept { return impl_->strides; }
+  bool is_contiguous() const noexcept {
+    std::int64_t step = 1;
+    for (auto d = impl_->shape.size(); d-- > 0;) {
+      if (impl_->shape[d] != 1 && impl_->strides[d] != step) return false;
+      step *= impl_->shape[d];
+    }
+    return true;
+  }
+  /// Copy the elements, row-major, to `out`.
+  void copy_to(V* out) const {
+    if (is_contiguous()) {
+      std::copy(data(), data() + size(), out);
+      return;
+    }
+    auto layout = detail::merge_dimensions<2>(shape(), {strides(), detail::contiguous_strides(shape())});
+    V const* in = data();
+    detail::for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& st) {
+      for (std::int64_t i = 0; i < n; ++i) out[off[1] + i * st[1]] = in[off[0] + i * st[0]];
+    });
+  }
+
+ private:
+  friend struct detail::ArrayAccess;
+  explicit Array(std::shared_ptr<detail::ArrayImpl const> impl) : impl_(std::move(impl)) {}
+
+  static std::shared_ptr<detail::ArrayImpl const> const& empty_impl() {
+    static auto const impl = std::make_shared<detail::ArrayImpl const>(
+        detail::ArrayImpl{Shape{0}, Strides{1}, 0, std::make_shared<detail::Buffer>(0)});
+    return impl;
+  }
+
+  std::shared_ptr<detail::ArrayImpl const> impl_;
+};
+
+namespace detail {
+
+/// The library's back door into Array: making arrays from buffers and views.
+struct ArrayAccess {
+  template <Element T>
+  static Array<T> make(ArrayImpl impl) {
+    return Array<T>(std::make_shared<ArrayImpl const>(std::move(impl)));
+  }
+  template <Element T>
+  static ArrayImpl const& impl(Array<T> const& x) noexcept {
+    return *x.impl_;
+  }
+};
+
+/// A fresh contiguous array and a pointer to write its elements through. The
+/// pointer is valid only until the array is handed to anyone else.
+template <Element T>
+std::pair<Array<T>, T*> allocate(Shape shape) {
+  auto const n = static_cast<std::size_t>(shape.numel());
+  auto buffer = std::make_shared<Buffer>(n * sizeof(T));
+  auto* out = static_cast<T*>(buffer->data());
+  auto strides = contiguous_strides(shape);
+  return {ArrayAccess::make<T>({std::move(shape), std::move(strides), 0, std::move(buffer)}), out};
+}
+
+/// A view of `x`'s buffer with another shape, strides and offset.
+template <Element T>
+Array<T> view(Array<T> const& x, Shape shape, Strides strides, std::int64_t offset) {
+  auto const& impl = ArrayAccess::impl(x);
+  return ArrayAccess::make<T>({std::move(shape), std::move(strides), offset, impl.buffer});
+}
+
+/// The element offset of `x`'s first element inside its buffer.
+template <Element T>
+std::int64_t offset_of(Array<T> const& x) noexcept {
+  return ArrayAccess::impl(x).offset;
+}
+
+/// `x` itself when contiguous, else a contiguous copy.
+template <Element T>
+Array<T> contiguous(Array<T> const& x) {
+  if (x.is_contiguous()) return x;
+  auto [out, data] = allocate<T>(x.shape());
+  x.copy_to(data);
+  return out;
+}
+
+template <class A>
+struct is_array : std::false_type {};
+template <Element T>
+struct is_array<Array<T>> : std::true_type {};
+
+}  // namespace detail
+
+/// Exactly a jaxcc::Array of some dtype.
+template <class A>
+concept AnArray = detail::is_array<std::remove_cvref_t<A>>::value;
+
+template <Element T>
+std::ostream& operator<<(std::ostream& os, Array<T> const& x);
+template <Element T>
+std::string to_string(Array<T> const& x);
+
+}  // namespace jaxcc

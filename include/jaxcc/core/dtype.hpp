@@ -1,0 +1,90 @@
+// Element types, their names, and JAX's type-promotion lattice.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+#include <type_traits>
+
+namespace jaxcc {
+
+/// The element types an Array may hold.
+template <class T>
+concept Element = std::same_as<T, float> || std::same_as<T, double> ||
+                  std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
+                  std::same_as<T, bool>;
+
+/// A C++ arithmetic scalar usable beside arrays; like a Python scalar in JAX it
+/// is weakly typed and takes the array's dtype where it can.
+template <class T>
+concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>>;
+
+enum class DType { bool_, int32, int64, float32, float64 };
+
+constexpr std::string_view name(DType d) noexcept {
+  switch (d) {
+    case DType::bool_: return "bool";
+    case DType::int32: return "int32";
+    case DType::int64: return "int64";
+    case DType::float32: return "float32";
+    case DType::float64: return "float64";
+  }
+  return "?";
+}
+
+inline std::ostream& operator<<(std::ostream& os, DType d) { return os << name(d); }
+
+template <Element T>
+inline constexpr DType dtype_of = std::same_as<T, bool>           ? DType::bool_
+                                  : std::same_as<T, std::int32_t> ? DType::int32
+                                  : std::same_as<T, std::int64_t> ? DType::int64
+                                  : std::same_as<T, float>        ? DType::float32
+                                                                  : DType::float64;
+
+namespace detail {
+
+// Position on JAX's lattice (x64 on): bool < int32 < int64 < float32 < float64.
+// Every integer joins a float at that float, so the join is the maximum.
+template <Element T>
+inline constexpr int lattice_rank = static_cast<int>(dtype_of<T>);
+
+template <Element A, Element B>
+struct promote {
+  using type = std::conditional_t<(lattice_rank<A> >= lattice_rank<B>), A, B>;
+};
+
+// A weakly typed scalar S beside an array of T (JAX's weak types).
+template <Element T, class S>
+struct promote_weak {
+  using type = std::conditional_t<
+      std::is_floating_point_v<S>, std::conditional_t<std::is_floating_point_v<T>, T, float>,
+      std::conditional_t<std::same_as<S, bool>, T,
+                         std::conditional_t<std::same_as<T, bool>, std::int32_t, T>>>;
+};
+
+// Element type a scalar literal has when it stands alone (e.g. jnp::full's value).
+template <class S>
+using scalar_element_t =
+    std::conditional_t<std::same_as<S, bool>, bool,
+                       std::conditional_t<std::is_floating_point_v<S>,
+                                          std::conditional_t<std::same_as<S, double>, double, float>,
+                                          std::conditional_t<(sizeof(S) > 4), std::int64_t, std::int32_t>>>;
+
+}  // namespace detail
+
+/// JAX's promotion of two array dtypes (jnp.promote_types with x64 on).
+template <Element A, Element B>
+using promote_t = typename detail::promote<A, B>::type;
+
+/// The dtype of `array<T> op scalar<S>` for a weakly typed C++ scalar.
+template <Element T, Scalar S>
+using promote_weak_t = typename detail::promote_weak<T, std::remove_cvref_t<S>>::type;
+
+/// The result dtype of a floating-point function (sin, exp, divide) of T:
+/// floats keep theirs, int64 goes to float64, int32 and bool to float32.
+template <Element T>
+using float_t = std::conditional_t<std::is_floating_point_v<T>, T,
+                                   std::conditional_t<std::same_as<T, std::int64_t>, double, float>>;
+
+}  // namespace jaxcc

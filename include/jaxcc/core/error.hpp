@@ -1,0 +1,16 @@
+// jaxcc::Error: the one exception type the library throws for bad input.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace jaxcc {
+
+/// Raised for bad shapes, axes, dtypes and misuse of transforms. The message
+/// names the operation, the offending shapes or axes, and what would fit.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace jaxcc

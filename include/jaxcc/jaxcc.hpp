@@ -1,0 +1,12 @@
+// The umbrella header: everything a user needs.
+#pragma once
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/core/dtype.hpp"
+#include "jaxcc/core/error.hpp"
+#include "jaxcc/core/none.hpp"
+#include "jaxcc/core/shape.hpp"
+#include "jaxcc/numpy/creation.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/reshape.hpp"
+#include "jaxcc/primitives/transpose.hpp"

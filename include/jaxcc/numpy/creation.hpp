@@ -1,0 +1,177 @@
+// Array creation: array, zeros, ones, full (and *_like), arange, linspace, eye.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <sstream>
+#include <vector>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/fusion/expr.hpp"
+
+namespace jaxcc::detail {
+
+template <class T>
+void nested_shape(std::initializer_list<T> const& list, Shape& shape, std::size_t depth) {
+  if (depth == shape.size()) shape.push_back(static_cast<std::int64_t>(list.size()));
+  if constexpr (!Element<T>)
+    if (list.size() != 0) nested_shape(*list.begin(), shape, depth + 1);
+}
+
+template <Element T, class L>
+void nested_fill(std::initializer_list<L> const& list, Shape const& shape, std::size_t depth, T*& out) {
+  if (static_cast<std::int64_t>(list.size()) != shape[depth]) {
+    std::ostringstream os;
+    os << "array: ragged nested initializer list: a list at depth " << depth << " has " << list.size()
+       << " elements where the first had " << shape[depth] << "; all lists at one depth must have equal lengths";
+    throw Error(os.str());
+  }
+  for (auto const& item : list) {
+    if constexpr (std::same_as<L, T>) *out++ = item;
+    else nested_fill<T>(item, shape, depth + 1, out);
+  }
+}
+
+template <Element T, class L>
+Array<T> from_nested(std::initializer_list<L> const& list, std::size_t depth) {
+  Shape shape;
+  nested_shape(list, shape, 0);
+  while (shape.size() < depth) shape.push_back(0);  // e.g. {{}}: inner size 0
+  auto [out, data] = allocate<T>(shape);
+  T* cursor = data;
+  if (shape.numel() != 0 || !shape.empty()) nested_fill<T>(list, shape, 0, cursor);
+  return out;
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::numpy {
+
+/// A rank-0 array holding `value`.
+template <Element T>
+Array<T> array(T value) {
+  auto [out, data] = detail::allocate<T>(Shape{});
+  data[0] = value;
+  return out;
+}
+/// An array from (nested) initializer lists: `array({{1.f, 2.f}, {3.f, 4.f}})`.
+template <Element T>
+Array<T> array(std::initializer_list<T> list) {
+  return detail::from_nested<T>(list, 1);
+}
+template <Element T>
+Array<T> array(std::initializer_list<std::initializer_list<T>> list) {
+  return detail::from_nested<T>(list, 2);
+}
+template <Element T>
+Array<T> array(std::initializer_list<std::initializer_list<std::initializer_list<T>>> list) {
+  return detail::from_nested<T>(list, 3);
+}
+template <Element T>
+Array<T> array(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> list) {
+  return detail::from_nested<T>(list, 4);
+}
+/// An array of `shape` from row-major `values`.
+template <Element T>
+Array<T> array(std::vector<T> const& values, Shape shape) {
+  if (static_cast<std::int64_t>(values.size()) != shape.numel()) {
+    std::ostringstream os;
+    os << "array: " << values.size() << " values cannot fill shape " << shape << " (size " << shape.numel() << ")";
+    throw Error(os.str());
+  }
+  auto [out, data] = detail::allocate<T>(std::move(shape));
+  std::copy(values.begin(), values.end(), data);
+  return out;
+}
+/// An ArrayLike as an Array (numpy's asarray).
+template <ArrayLike A>
+Array<value_type_t<A>> asarray(A const& a) {
+  return a;
+}
+
+template <Element T, Scalar S>
+Array<T> full(Shape shape, S value) {
+  for (auto d : shape)
+    if (d < 0) throw Error("full: negative dimensions are not allowed, got shape " + to_string(shape));
+  auto [out, data] = detail::allocate<T>(std::move(shape));
+  std::fill(data, data + out.size(), static_cast<T>(value));
+  return out;
+}
+template <Element T>
+Array<T> zeros(Shape shape) {
+  return full<T>(std::move(shape), 0);
+}
+template <Element T>
+Array<T> ones(Shape shape) {
+  return full<T>(std::move(shape), 1);
+}
+template <Element T>
+Array<T> zeros(std::int64_t n) {
+  return zeros<T>(Shape{n});
+}
+template <Element T>
+Array<T> ones(std::int64_t n) {
+  return ones<T>(Shape{n});
+}
+template <Element T, Scalar S>
+Array<T> full(std::int64_t n, S value) {
+  return full<T>(Shape{n}, value);
+}
+template <ArrayLike A>
+auto zeros_like(A const& a) {
+  return zeros<value_type_t<A>>(a.shape());
+}
+template <ArrayLike A>
+auto ones_like(A const& a) {
+  return ones<value_type_t<A>>(a.shape());
+}
+template <ArrayLike A, Scalar S>
+auto full_like(A const& a, S value) {
+  return full<value_type_t<A>>(a.shape(), value);
+}
+
+/// Values start, start + step, ... below stop (above it for a negative step).
+template <Element T, Scalar S>
+Array<T> arange(S start, S stop, S step = S{1}) {
+  if (step == S{0}) throw Error("arange: step must not be zero");
+  auto const span = (static_cast<double>(stop) - static_cast<double>(start)) / static_cast<double>(step);
+  auto const n = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(span)));
+  auto [out, data] = detail::allocate<T>(Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(start + static_cast<S>(i) * step);
+  return out;
+}
+template <Element T, Scalar S>
+Array<T> arange(S stop) {
+  return arange<T>(S{0}, stop, S{1});
+}
+
+/// `num` evenly spaced values from start to stop (stop included by default).
+/// Integer dtypes take the floor of the float values, as JAX does.
+template <Element T>
+Array<T> linspace(double start, double stop, std::int64_t num = 50, bool endpoint = true) {
+  if (num < 0) throw Error("linspace: number of samples, " + std::to_string(num) + ", must be non-negative.");
+  auto [out, data] = detail::allocate<T>(Shape{num});
+  auto const div = static_cast<double>(endpoint ? num - 1 : num);
+  auto const step = div > 0 ? (stop - start) / div : 0.0;
+  for (std::int64_t i = 0; i < num; ++i) {
+    double v = (endpoint && i == num - 1 && num > 1) ? stop : start + static_cast<double>(i) * step;
+    if constexpr (std::is_integral_v<T> && !std::same_as<T, bool>) v = std::floor(v);
+    data[i] = static_cast<T>(v);
+  }
+  return out;
+}
+
+/// An n×m array with ones on diagonal k (main diagonal by default).
+template <Element T>
+Array<T> eye(std::int64_t n, std::int64_t m = -1, std::int64_t k = 0) {
+  if (m < 0) m = n;
+  if (n < 0) throw Error("eye: negative dimensions are not allowed, got N=" + std::to_string(n));
+  auto [out, data] = detail::allocate<T>(Shape{n, m});
+  std::fill(data, data + n * m, T{0});
+  for (std::int64_t i = 0; i < n; ++i)
+    if (i + k >= 0 && i + k < m) data[i * m + i + k] = T{1};
+  return out;
+}
+
+}  // namespace jaxcc::numpy

@@ -1,0 +1,225 @@
+// jax.numpy's elementwise functions and the arithmetic operators. Each
+// returns a fused expression (nothing is computed until it becomes an Array),
+// with JAX's dtype promotion applied to the operands first.
+#pragma once
+
+#include <concepts>
+
+#include "jaxcc/fusion/evaluate.hpp"
+#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/primitives/elementwise.hpp"
+
+namespace jaxcc {
+
+namespace detail {
+
+template <class A>
+concept ArrayOrScalar = ArrayLike<A> || Scalar<A>;
+
+/// The operand of a fused region for an ArrayLike or a scalar of lane type T.
+template <Element T, class A>
+auto operand_as(A const& a) {
+  if constexpr (Scalar<A>) return fusion::ScalarLeaf<T>{static_cast<T>(a)};
+  else return fusion::cast<T>(a);
+}
+
+/// JAX's result dtype of a binary op on two operands (a scalar is weak).
+template <class A, class B>
+struct binary_dtype;
+template <ArrayLike A, ArrayLike B>
+struct binary_dtype<A, B> {
+  using type = promote_t<value_type_t<A>, value_type_t<B>>;
+};
+template <ArrayLike A, Scalar B>
+struct binary_dtype<A, B> {
+  using type = promote_weak_t<value_type_t<A>, B>;
+};
+template <Scalar A, ArrayLike B>
+struct binary_dtype<A, B> {
+  using type = promote_weak_t<value_type_t<B>, A>;
+};
+template <Scalar A, Scalar B>
+struct binary_dtype<A, B> {
+  using type = detail::scalar_element_t<decltype(A{} + B{})>;
+};
+template <class A, class B>
+using binary_dtype_t = typename binary_dtype<std::remove_cvref_t<A>, std::remove_cvref_t<B>>::type;
+
+template <class Op, class T, class A, class B>
+auto binary_as(A const& a, B const& b) {
+  return fusion::make_expr<Op>(operand_as<T>(a), operand_as<T>(b));
+}
+
+template <class Op, class A, class B>
+auto binary(A const& a, B const& b) {
+  return binary_as<Op, binary_dtype_t<A, B>>(a, b);
+}
+
+/// Unary floating-point function: integer operands become floats first.
+template <class Op, ArrayLike A>
+auto float_unary(A const& a) {
+  return fusion::make_expr<Op>(fusion::cast<float_t<value_type_t<A>>>(a));
+}
+
+template <class Op, ArrayLike A>
+auto same_type_unary(A const& a) {
+  return fusion::make_expr<Op>(a);
+}
+
+}  // namespace detail
+
+// --- operators -----------------------------------------------------------
+
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto operator+(A const& a, B const& b) {
+  return detail::binary<primitives::add_p>(a, b);
+}
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto operator-(A const& a, B const& b) {
+  return detail::binary<primitives::sub_p>(a, b);
+}
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto operator*(A const& a, B const& b) {
+  return detail::binary<primitives::mul_p>(a, b);
+}
+/// True division: integer operands give a float result, as in JAX.
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto operator/(A const& a, B const& b) {
+  return detail::binary_as<primitives::div_p, float_t<detail::binary_dtype_t<A, B>>>(a, b);
+}
+template <ArrayLike A>
+auto operator-(A const& a) {
+  return detail::same_type_unary<primitives::neg_p>(a);
+}
+
+#define JAXCC_COMPARISON(op, prim)                                                                \
+  template <class A, class B>                                                                     \
+    requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B> \
+  auto operator op(A const& a, B const& b) {                                                      \
+    return detail::binary<primitives::prim>(a, b);                                                \
+  }
+JAXCC_COMPARISON(==, eq_p)
+JAXCC_COMPARISON(!=, ne_p)
+JAXCC_COMPARISON(<, lt_p)
+JAXCC_COMPARISON(<=, le_p)
+JAXCC_COMPARISON(>, gt_p)
+JAXCC_COMPARISON(>=, ge_p)
+#undef JAXCC_COMPARISON
+
+/// `x += y` rebinds x to a new array (arrays are values; nothing is written in place).
+#define JAXCC_COMPOUND(op)                                            \
+  template <Element T, class B>                                       \
+    requires detail::ArrayOrScalar<B>                                 \
+  Array<T>& operator op##=(Array<T>& x, B const& b) {                 \
+    x = fusion::cast<T>(x op b);                                      \
+    return x;                                                         \
+  }
+JAXCC_COMPOUND(+)
+JAXCC_COMPOUND(-)
+JAXCC_COMPOUND(*)
+JAXCC_COMPOUND(/)
+#undef JAXCC_COMPOUND
+
+namespace numpy {
+
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto add(A const& a, B const& b) { return detail::binary<primitives::add_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto subtract(A const& a, B const& b) { return detail::binary<primitives::sub_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto multiply(A const& a, B const& b) { return detail::binary<primitives::mul_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto divide(A const& a, B const& b) {
+  return detail::binary_as<primitives::div_p, float_t<detail::binary_dtype_t<A, B>>>(a, b);
+}
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto true_divide(A const& a, B const& b) { return divide(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto power(A const& a, B const& b) { return detail::binary<primitives::pow_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto maximum(A const& a, B const& b) { return detail::binary<primitives::max_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto minimum(A const& a, B const& b) { return detail::binary<primitives::min_p>(a, b); }
+
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto equal(A const& a, B const& b) { return detail::binary<primitives::eq_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto not_equal(A const& a, B const& b) { return detail::binary<primitives::ne_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto less(A const& a, B const& b) { return detail::binary<primitives::lt_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto less_equal(A const& a, B const& b) { return detail::binary<primitives::le_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto greater(A const& a, B const& b) { return detail::binary<primitives::gt_p>(a, b); }
+template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto greater_equal(A const& a, B const& b) { return detail::binary<primitives::ge_p>(a, b); }
+
+template <ArrayLike A, class B> requires detail::ArrayOrScalar<B>
+auto logical_and(A const& a, B const& b) { return detail::binary_as<primitives::and_p, bool>(a, b); }
+template <ArrayLike A, class B> requires detail::ArrayOrScalar<B>
+auto logical_or(A const& a, B const& b) { return detail::binary_as<primitives::or_p, bool>(a, b); }
+template <ArrayLike A>
+auto logical_not(A const& a) { return fusion::make_expr<primitives::not_p>(fusion::cast<bool>(a)); }
+
+template <ArrayLike A> auto negative(A const& a) { return detail::same_type_unary<primitives::neg_p>(a); }
+template <ArrayLike A> auto abs(A const& a) { return detail::same_type_unary<primitives::abs_p>(a); }
+template <ArrayLike A> auto absolute(A const& a) { return abs(a); }
+template <ArrayLike A> auto sign(A const& a) { return detail::same_type_unary<primitives::sign_p>(a); }
+template <ArrayLike A> auto square(A const& a) { return detail::same_type_unary<primitives::square_p>(a); }
+
+template <ArrayLike A> auto sqrt(A const& a) { return detail::float_unary<primitives::sqrt_p>(a); }
+template <ArrayLike A> auto exp(A const& a) { return detail::float_unary<primitives::exp_p>(a); }
+template <ArrayLike A> auto log(A const& a) { return detail::float_unary<primitives::log_p>(a); }
+template <ArrayLike A> auto log1p(A const& a) { return detail::float_unary<primitives::log1p_p>(a); }
+template <ArrayLike A> auto expm1(A const& a) { return detail::float_unary<primitives::expm1_p>(a); }
+template <ArrayLike A> auto sin(A const& a) { return detail::float_unary<primitives::sin_p>(a); }
+template <ArrayLike A> auto cos(A const& a) { return detail::float_unary<primitives::cos_p>(a); }
+template <ArrayLike A> auto tan(A const& a) { return detail::float_unary<primitives::tan_p>(a); }
+template <ArrayLike A> auto tanh(A const& a) { return detail::float_unary<primitives::tanh_p>(a); }
+template <ArrayLike A> auto arctan(A const& a) { return detail::float_unary<primitives::atan_p>(a); }
+
+/// floor and round keep integer inputs as they are (they are already whole).
+template <ArrayLike A>
+auto floor(A const& a) {
+  if constexpr (std::is_floating_point_v<value_type_t<A>>) return fusion::make_expr<primitives::floor_p>(a);
+  else return as_array(a);
+}
+/// Round half to even, as numpy (jnp.round with decimals=0).
+template <ArrayLike A>
+auto round(A const& a) {
+  if constexpr (std::is_floating_point_v<value_type_t<A>>) return fusion::make_expr<primitives::round_p>(a);
+  else return as_array(a);
+}
+
+/// where(condition, x, y): x where condition holds, else y; all three broadcast.
+template <class C, class A, class B>
+  requires(ArrayLike<C> || Scalar<C>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto where(C const& condition, A const& x, B const& y) {
+  using T = detail::binary_dtype_t<A, B>;
+  return fusion::make_expr<primitives::select_p>(detail::operand_as<bool>(condition), detail::operand_as<T>(x),
+                                                 detail::operand_as<T>(y));
+}
+
+/// clip(x, lo, hi) = minimum(maximum(x, lo), hi), as jnp.clip.
+template <ArrayLike A, class Lo, class Hi>
+  requires detail::ArrayOrScalar<Lo> && detail::ArrayOrScalar<Hi>
+auto clip(A const& x, Lo const& lo, Hi const& hi) {
+  return minimum(maximum(x, lo), hi);
+}
+
+}  // namespace numpy
+
+namespace lax {
+
+template <Element U, Element T>
+Array<U> convert_element_type(Array<T> const& x) {
+  if constexpr (std::same_as<T, U>) return x;
+  else return fusion::cast<U>(x);
+}
+
+}  // namespace lax
+}  // namespace jaxcc

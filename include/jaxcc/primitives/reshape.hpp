@@ -1,0 +1,63 @@
+// reshape: the same elements in row-major order under a new shape. A view
+// of the buffer when the input is contiguous, else one copy.
+#pragma once
+
+#include <sstream>
+#include <string_view>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/primitives/bind.hpp"
+
+namespace jaxcc::primitives {
+
+struct reshape_p {
+  static constexpr std::string_view name = "reshape";
+  struct Params {
+    Shape new_sizes;  // may hold one -1, inferred as numpy does
+  };
+
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& x) {
+    Shape out = p.new_sizes;
+    std::int64_t known = 1;
+    std::size_t unknown = out.size();
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (out[i] == -1 && unknown == out.size()) {
+        unknown = i;
+      } else if (out[i] == -1) {
+        throw Error("reshape: can only specify one unknown dimension, got new shape " + to_string(p.new_sizes));
+      } else if (out[i] < 0) {
+        throw Error("reshape: new shape " + to_string(p.new_sizes) + " has a negative dimension");
+      } else {
+        known *= out[i];
+      }
+    }
+    if (unknown != out.size() && known != 0 && x.size() % known == 0) out[unknown] = x.size() / known;
+    if (out.numel() != x.size() || (unknown != out.size() && out[unknown] == -1)) {
+      std::ostringstream os;
+      os << "cannot reshape array of shape " << x.shape() << " (size " << x.size() << ") into shape "
+         << p.new_sizes << (unknown != out.size() ? "" : " (size " + std::to_string(out.numel()) + ")");
+      throw Error(os.str());
+    }
+    return out;
+  }
+
+  template <Element T>
+  static Array<T> impl(Params const&, Shape out_shape, Array<T> const& x) {
+    auto const dense = detail::contiguous(x);
+    auto strides = detail::contiguous_strides(out_shape);
+    return detail::view(dense, std::move(out_shape), std::move(strides), detail::offset_of(dense));
+  }
+};
+
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::lax {
+
+/// lax.reshape (row-major); one -1 entry is inferred as in jnp.reshape.
+template <Element T>
+Array<T> reshape(Array<T> const& x, Shape const& new_sizes) {
+  return detail::bind<primitives::reshape_p>({new_sizes}, x);
+}
+
+}  // namespace jaxcc::lax

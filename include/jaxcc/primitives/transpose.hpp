@@ -1,0 +1,57 @@
+// transpose: permute the axes. Always a view (strides permuted), no copy.
+#pragma once
+
+#include <sstream>
+#include <string_view>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/primitives/bind.hpp"
+
+namespace jaxcc::primitives {
+
+struct transpose_p {
+  static constexpr std::string_view name = "transpose";
+  struct Params {
+    Axes permutation;
+  };
+
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& x) {
+    auto const rank = x.ndim();
+    bool ok = static_cast<std::int64_t>(p.permutation.size()) == rank;
+    detail::SmallVector<bool, 6> seen(static_cast<std::size_t>(rank), false);
+    for (auto a : p.permutation) {
+      if (!ok) break;
+      ok = a >= 0 && a < rank && !seen[static_cast<std::size_t>(a)];
+      if (ok) seen[static_cast<std::size_t>(a)] = true;
+    }
+    if (!ok) {
+      std::ostringstream os;
+      os << "transpose permutation isn't a permutation of operand dimensions, got permutation "
+         << Shape(p.permutation.begin(), p.permutation.end()) << " for operand shape " << x.shape() << ".";
+      throw Error(os.str());
+    }
+    Shape out;
+    for (auto a : p.permutation) out.push_back(x.shape()[static_cast<std::size_t>(a)]);
+    return out;
+  }
+
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
+    Strides strides;
+    for (auto a : p.permutation) strides.push_back(x.strides()[static_cast<std::size_t>(a)]);
+    return detail::view(x, std::move(out_shape), std::move(strides), detail::offset_of(x));
+  }
+};
+
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::lax {
+
+/// lax.transpose: output axis i is input axis permutation[i].
+template <Element T>
+Array<T> transpose(Array<T> const& x, Axes const& permutation) {
+  return detail::bind<primitives::transpose_p>({permutation}, x);
+}
+
+}  // namespace jaxcc::lax

@@ -1,0 +1,7 @@
+// One include for Catch2 v2 (Debian 12) and v3.
+#pragma once
+#if JAXCC_CATCH_V3
+#include <catch2/catch_all.hpp>
+#else
+#include <catch2/catch.hpp>
+#endif
