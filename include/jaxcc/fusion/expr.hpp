@@ -64,6 +64,12 @@ class Expr : public FusedExpression {
   /// Materialize: run the fused loop.
   operator Array<value_type>() const;  // defined in fusion/evaluate.hpp
   Array<value_type> eval() const { return *this; }
+  /// A concrete comparison's truth value (`if (jnp::all(x > 0))`), as Array<bool>'s.
+  explicit operator bool() const
+    requires std::same_as<value_type, bool>
+  {
+    return static_cast<bool>(eval());
+  }
 
  private:
   Shape shape_;

@@ -131,19 +131,25 @@ auto full_like(A const& a, S value) {
   return full<value_type_t<A>>(a.shape(), value);
 }
 
-/// Values start, start + step, ... below stop (above it for a negative step).
-template <Element T, Scalar S>
-Array<T> arange(S start, S stop, S step = S{1}) {
-  if (step == S{0}) throw Error("arange: step must not be zero");
+/// Values start, start + step, ... below stop (above it for a negative step);
+/// element i is start + i * step, computed in double for float dtypes.
+template <Element T, Scalar A, Scalar B, Scalar C = int>
+Array<T> arange(A start, B stop, C step = 1) {
+  if (step == C{0}) throw Error("arange: step must not be zero");
   auto const span = (static_cast<double>(stop) - static_cast<double>(start)) / static_cast<double>(step);
   auto const n = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(span)));
   auto [out, data] = detail::allocate<T>(Shape{n});
-  for (std::int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(start + static_cast<S>(i) * step);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point_v<T>)
+      data[i] = static_cast<T>(static_cast<double>(start) + static_cast<double>(i) * static_cast<double>(step));
+    else
+      data[i] = static_cast<T>(static_cast<std::int64_t>(start) + i * static_cast<std::int64_t>(step));
+  }
   return out;
 }
 template <Element T, Scalar S>
 Array<T> arange(S stop) {
-  return arange<T>(S{0}, stop, S{1});
+  return arange<T>(0, stop, 1);
 }
 
 /// `num` evenly spaced values from start to stop (stop included by default).

@@ -75,22 +75,36 @@ struct max_p {
   JAXCC_SAME_TYPE_OP("max")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(T a, T b) {
-    if constexpr (detail::is_float<T>) if (a != a) return a;
-    return (a > b || b != b) ? a : b;
+    if constexpr (detail::is_float<T>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+    }
+    return a > b ? a : b;
   }
+  // xsimd's `!=` on AVX-512 is an ordered compare (false for NaN), so ask isnan.
   template <class B> static B simd(B const& a, B const& b) {
-    return xsimd::select(a != a, a, xsimd::select(a > b || b != b, a, b));
+    if constexpr (std::is_floating_point_v<typename B::value_type>)
+      return xsimd::select(xsimd::isnan(a), a, xsimd::select(xsimd::isnan(b), b, xsimd::select(a > b, a, b)));
+    else
+      return xsimd::select(a > b, a, b);
   }
 };
 struct min_p {
   JAXCC_SAME_TYPE_OP("min")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(T a, T b) {
-    if constexpr (detail::is_float<T>) if (a != a) return a;
-    return (a < b || b != b) ? a : b;
+    if constexpr (detail::is_float<T>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+    }
+    return a < b ? a : b;
   }
+  // xsimd's `!=` on AVX-512 is an ordered compare (false for NaN), so ask isnan.
   template <class B> static B simd(B const& a, B const& b) {
-    return xsimd::select(a != a, a, xsimd::select(a < b || b != b, a, b));
+    if constexpr (std::is_floating_point_v<typename B::value_type>)
+      return xsimd::select(xsimd::isnan(a), a, xsimd::select(xsimd::isnan(b), b, xsimd::select(a < b, a, b)));
+    else
+      return xsimd::select(a < b, a, b);
   }
 };
 
@@ -158,20 +172,21 @@ struct logistic_p {  // 1 / (1 + exp(-x)), jax.nn.sigmoid's primitive
 
 // Comparisons: operands share a dtype, the result is bool. Their SIMD form
 // yields a lane mask that `select_p` consumes inside a fused region.
-#define JAXCC_COMPARE_OP(type, op_name, op)                                 \
+#define JAXCC_COMPARE_OP(type, op_name, op, simd_expr)                     \
   struct type {                                                           \
     static constexpr std::string_view name = op_name;                     \
     template <class T> using result = bool;                               \
     template <class L> static constexpr bool simd_for = !std::same_as<L, bool>; \
     template <class T> static bool scalar(T a, T b) { return a op b; }    \
-    template <class B> static auto simd(B const& a, B const& b) { return a op b; } \
+    template <class B> static auto simd(B const& a, B const& b) { return simd_expr; } \
   };
-JAXCC_COMPARE_OP(eq_p, "eq", ==)
-JAXCC_COMPARE_OP(ne_p, "ne", !=)
-JAXCC_COMPARE_OP(lt_p, "lt", <)
-JAXCC_COMPARE_OP(le_p, "le", <=)
-JAXCC_COMPARE_OP(gt_p, "gt", >)
-JAXCC_COMPARE_OP(ge_p, "ge", >=)
+JAXCC_COMPARE_OP(eq_p, "eq", ==, a == b)
+// xsimd's `!=` is an ordered compare on some targets (NaN != NaN is false); numpy wants true.
+JAXCC_COMPARE_OP(ne_p, "ne", !=, !(a == b))
+JAXCC_COMPARE_OP(lt_p, "lt", <, a < b)
+JAXCC_COMPARE_OP(le_p, "le", <=, a <= b)
+JAXCC_COMPARE_OP(gt_p, "gt", >, a > b)
+JAXCC_COMPARE_OP(ge_p, "ge", >=, a >= b)
 #undef JAXCC_COMPARE_OP
 
 struct and_p {

@@ -1,0 +1,326 @@
+// Elementwise math, operators, broadcasting and dtype promotion, each checked
+// against a plain loop over std:: functions written here.
+#include "catch.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <jaxcc/jaxcc.hpp>
+#include <jaxcc/testing/catch.hpp>
+
+namespace jnp = jaxcc::numpy;
+using jaxcc::Array;
+using jaxcc::Shape;
+
+namespace {
+
+// Values that exercise signs, zero crossings, fractions and magnitudes.
+template <class T>
+std::vector<T> sample(std::size_t n) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<T>(std::sin(0.7 * static_cast<double>(i) + 0.3) * (1.0 + static_cast<double>(i % 7)));
+  return v;
+}
+
+std::string message_of(auto&& f) {
+  try {
+    f();
+  } catch (jaxcc::Error const& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+template <class T, class Ref>
+void check_each(Array<T> const& got, std::vector<T> const& in, Ref ref) {
+  auto g = got.to_vector();
+  REQUIRE(g.size() == in.size());
+  for (std::size_t i = 0; i < in.size(); ++i)
+    CHECK(g[i] == Catch::Approx(static_cast<double>(ref(in[i]))).epsilon(1e-5).margin(1e-6));
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("unary float functions match std:: on every element", "[elementwise]", float, double) {
+  using T = TestType;
+  // 37 elements: several SIMD batches plus a scalar tail at every vector width.
+  auto values = sample<T>(37);
+  auto x = jnp::array(values, Shape{37});
+  Array<T> pos = jnp::abs(x) + T(0.5);
+  auto pv = pos.to_vector();
+
+  check_each<T>(jnp::sin(x), values, [](T v) { return std::sin(v); });
+  check_each<T>(jnp::cos(x), values, [](T v) { return std::cos(v); });
+  check_each<T>(jnp::tan(x * T(0.2)), values, [](T v) { return std::tan(v * T(0.2)); });
+  check_each<T>(jnp::tanh(x), values, [](T v) { return std::tanh(v); });
+  check_each<T>(jnp::arctan(x), values, [](T v) { return std::atan(v); });
+  check_each<T>(jnp::exp(x), values, [](T v) { return std::exp(v); });
+  check_each<T>(jnp::expm1(x), values, [](T v) { return std::expm1(v); });
+  check_each<T>(jnp::log(pos), pv, [](T v) { return std::log(v); });
+  check_each<T>(jnp::log1p(pos), pv, [](T v) { return std::log1p(v); });
+  check_each<T>(jnp::sqrt(pos), pv, [](T v) { return std::sqrt(v); });
+  check_each<T>(jnp::square(x), values, [](T v) { return v * v; });
+  check_each<T>(jnp::abs(x), values, [](T v) { return std::abs(v); });
+  check_each<T>(-x, values, [](T v) { return -v; });
+  check_each<T>(jnp::negative(x), values, [](T v) { return -v; });
+  check_each<T>(jnp::sign(x), values, [](T v) { return T((v > 0) - (v < 0)); });
+  check_each<T>(jnp::floor(x), values, [](T v) { return std::floor(v); });
+  check_each<T>(jnp::power(pos, T(1.5)), pv, [](T v) { return std::pow(v, T(1.5)); });
+}
+
+TEST_CASE("a fused expression is one value per element, whatever its depth", "[elementwise][fusion]") {
+  auto x = jnp::arange<float>(-50, 50);
+  auto a = 2.0f;
+  auto b = jnp::full<float>({100}, 3.0f);
+  Array<float> y = a * x + b * jnp::sin(x);
+  auto xs = x.to_vector();
+  auto ys = y.to_vector();
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    CHECK(ys[i] == Catch::Approx(2 * xs[i] + 3 * std::sin(xs[i])).epsilon(1e-6));
+
+  // An expression type is its graph; nothing runs until it becomes an Array.
+  auto expr = a * x + b * jnp::sin(x);
+  STATIC_REQUIRE(jaxcc::fusion::is_expr<decltype(expr)>::value);
+  STATIC_REQUIRE(jaxcc::fusion::leaf_count<decltype(expr)> == 3);
+  STATIC_REQUIRE(jaxcc::fusion::vectorizable<decltype(expr)>);
+  REQUIRE(expr.shape() == Shape{100});
+}
+
+TEST_CASE("binary operators broadcast as numpy does", "[elementwise][broadcast]") {
+  // (2, 3) + (3,) + (2, 1): each output element is a[i][j] + b[j] + c[i].
+  auto a = jnp::array<double>({{1, 2, 3}, {4, 5, 6}});
+  auto b = jnp::array<double>({10, 20, 30});
+  auto c = jnp::array<double>({{100}, {200}});
+  Array<double> y = a + b + c;
+  REQUIRE(y.shape() == Shape{2, 3});
+  REQUIRE(y.to_vector() == std::vector<double>{111, 122, 133, 214, 225, 236});
+
+  SECTION("rank 0 against rank 2") {
+    Array<double> z = jnp::array(5.0) * a;
+    REQUIRE(z.to_vector() == std::vector<double>{5, 10, 15, 20, 25, 30});
+  }
+  SECTION("(3, 1) against (1, 4) gives an outer sum") {
+    auto col = jnp::arange<std::int32_t>(3).reshape({3, 1});
+    auto row = jnp::arange<std::int32_t>(4).reshape({1, 4});
+    Array<std::int32_t> s = col * 10 + row;
+    REQUIRE(s.shape() == Shape{3, 4});
+    std::vector<std::int32_t> expected;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) expected.push_back(i * 10 + j);
+    REQUIRE(s.to_vector() == expected);
+  }
+  SECTION("empty dimensions broadcast to empty results") {
+    Array<float> e = jnp::zeros<float>({0, 3}) + jnp::ones<float>({3});
+    REQUIRE(e.shape() == Shape{0, 3});
+    REQUIRE(e.size() == 0);
+    Array<float> e2 = jnp::zeros<float>({2, 0}) * jnp::ones<float>({2, 1});
+    REQUIRE(e2.shape() == Shape{2, 0});
+  }
+  SECTION("incompatible shapes raise JAX's message at the line that combines them") {
+    auto bad = [] { return jnp::ones<float>({3, 4}) + jnp::ones<float>({5}); };
+    REQUIRE(message_of(bad) == "add got incompatible shapes for broadcasting: (3, 4), (5,)");
+    auto bad_mul = [] { return jnp::multiply(jnp::ones<float>({2, 3}), jnp::ones<float>({3, 2})); };
+    REQUIRE(message_of(bad_mul) == "mul got incompatible shapes for broadcasting: (2, 3), (3, 2)");
+  }
+}
+
+TEST_CASE("non-contiguous operands read through their strides", "[elementwise][strided]") {
+  auto m = jnp::arange<float>(0, 12).reshape({3, 4});
+  auto mt = m.T();  // (4, 3) view, strides (1, 4)
+  REQUIRE_FALSE(mt.is_contiguous());
+  Array<float> y = mt * 2.0f + jnp::array<float>({1, 2, 3});
+  REQUIRE(y.shape() == Shape{4, 3});
+  std::vector<float> expected;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) expected.push_back(static_cast<float>(j * 4 + i) * 2 + static_cast<float>(j + 1));
+  REQUIRE(y.to_vector() == expected);
+
+  // A large transposed operand takes the row-by-row path over OpenMP threads.
+  auto big = jnp::arange<double>(0, 512 * 300).reshape({512, 300});
+  Array<double> z = jnp::sin(big.T()) + big.T();
+  auto bv = big.to_vector();
+  auto zv = z.to_vector();
+  for (std::size_t i = 0; i < 300; i += 37)
+    for (std::size_t j = 0; j < 512; j += 29) {
+      double v = bv[j * 300 + i];
+      CHECK(zv[i * 512 + j] == Catch::Approx(std::sin(v) + v));
+    }
+}
+
+TEST_CASE("large contiguous expressions split over threads and agree with the loop", "[elementwise][parallel]") {
+  std::int64_t const n = (1 << 18) + 7;  // above the parallel grain, ragged tail
+  auto x = jnp::arange<float>(0, static_cast<float>(n)) * 1e-4f;
+  Array<float> y = jnp::exp(-x) * jnp::cos(x);
+  auto yv = y.to_vector();
+  for (std::int64_t i = 0; i < n; i += 997) {
+    float v = static_cast<float>(i) * 1e-4f;
+    CHECK(yv[static_cast<std::size_t>(i)] == Catch::Approx(std::exp(-v) * std::cos(v)).epsilon(1e-5).margin(1e-7));
+  }
+  CHECK(yv.back() == Catch::Approx(std::exp(-(n - 1) * 1e-4f) * std::cos((n - 1) * 1e-4f)).epsilon(1e-4).margin(1e-6));
+}
+
+TEST_CASE("rank-0 arrays compute like scalars", "[elementwise]") {
+  auto s = jnp::array(2.0f);
+  Array<float> y = s * s + 1.0f;
+  REQUIRE(y.shape() == Shape{});
+  REQUIRE(y.item() == 5.0f);
+}
+
+TEST_CASE("dtype promotion follows JAX's lattice", "[elementwise][dtype]") {
+  auto f = jnp::ones<float>({2});
+  auto d = jnp::ones<double>({2});
+  auto i = jnp::ones<std::int32_t>({2});
+  auto l = jnp::ones<std::int64_t>({2});
+  auto b = jnp::ones<bool>({2});
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(f + d)>, double>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(i + f)>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(l + f)>, float>);  // int64 joins float32 at float32
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(i + l)>, std::int64_t>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(b + i)>, std::int32_t>);
+  // C++ scalars are weakly typed, like Python scalars in JAX.
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(f * 2.0)>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(i * 2)>, std::int32_t>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(i * 2.5)>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(b + 1)>, std::int32_t>);
+  // True division and float functions of integers give floats.
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(i / i)>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::sin(i))>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::sqrt(l))>, double>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(i < f)>, bool>);
+
+  Array<float> q = jnp::array<std::int32_t>({7, -7}) / 2;
+  REQUIRE(q.to_vector() == std::vector<float>{3.5f, -3.5f});
+  Array<float> mixed = jnp::array<std::int32_t>({1, 2}) * 0.5;
+  REQUIRE(mixed.to_vector() == std::vector<float>{0.5f, 1.0f});
+}
+
+TEST_CASE("integer arithmetic stays exact", "[elementwise][int]") {
+  auto a = jnp::array<std::int64_t>({-3, 0, 5, 1'000'000'000'000});
+  Array<std::int64_t> y = a * 3 - 1;
+  REQUIRE(y.to_vector() == std::vector<std::int64_t>{-10, -1, 14, 2'999'999'999'999});
+  Array<std::int32_t> p = jnp::power(jnp::array<std::int32_t>({2, 3, -2, 5}), jnp::array<std::int32_t>({10, 3, 3, 0}));
+  REQUIRE(p.to_vector() == std::vector<std::int32_t>{1024, 27, -8, 1});
+  Array<std::int32_t> ab = jnp::abs(jnp::array<std::int32_t>({-4, 4, 0}));
+  REQUIRE(ab.to_vector() == std::vector<std::int32_t>{4, 4, 0});
+  Array<std::int32_t> mx = jnp::maximum(jnp::arange<std::int32_t>(40), 20);
+  for (std::int32_t k = 0; k < 40; ++k) CHECK(mx.to_vector()[static_cast<std::size_t>(k)] == std::max(k, 20));
+  // floor and round leave integers as they are.
+  REQUIRE(jnp::floor(jnp::array<std::int32_t>({3, -3})).to_vector() == std::vector<std::int32_t>{3, -3});
+}
+
+TEST_CASE("comparisons and where", "[elementwise][bool]") {
+  auto x = jnp::array<float>({-2, -1, 0, 1, 2});
+  Array<bool> gt = x > 0.0f;
+  REQUIRE(gt.to_vector() == std::vector<bool>{false, false, false, true, true});
+  REQUIRE((x <= 0).eval().to_vector() == std::vector<bool>{true, true, true, false, false});
+  REQUIRE((x == 1).eval().to_vector() == std::vector<bool>{false, false, false, true, false});
+  REQUIRE((x != 1).eval().to_vector() == std::vector<bool>{true, true, true, false, true});
+  REQUIRE(jnp::greater_equal(x, -1).eval().to_vector() == std::vector<bool>{false, true, true, true, true});
+  REQUIRE(jnp::less(x, -1).eval().to_vector() == std::vector<bool>{true, false, false, false, false});
+
+  Array<float> relu_like = jnp::where(x > 0, x, 0);
+  REQUIRE(relu_like.to_vector() == std::vector<float>{0, 0, 0, 1, 2});
+  Array<float> picked = jnp::where(jnp::array<bool>({true, false}), jnp::array<float>({{1, 2}, {3, 4}}), -1.0f);
+  REQUIRE(picked.to_vector() == std::vector<float>{1, -1, 3, -1});
+  Array<bool> both = jnp::logical_and(x > -2, x < 2);
+  REQUIRE(both.to_vector() == std::vector<bool>{false, true, true, true, false});
+  Array<bool> negated = jnp::logical_not(both);
+  REQUIRE(negated.to_vector() == std::vector<bool>{true, false, false, false, true});
+  Array<bool> either = jnp::logical_or(x < -1, x > 1);
+  REQUIRE(either.to_vector() == std::vector<bool>{true, false, false, false, true});
+}
+
+TEST_CASE("a concrete boolean converts to bool; an ambiguous one says why not", "[elementwise][bool]") {
+  auto one = jnp::array(true);
+  REQUIRE(static_cast<bool>(one));
+  REQUIRE_FALSE(static_cast<bool>(jnp::array(1.0f) > 2.0f));
+  REQUIRE(static_cast<bool>(jnp::array(3.0f) > 2.0f));
+  auto many = jnp::array<bool>({true, false});
+  REQUIRE(message_of([&] { return static_cast<bool>(many); }) ==
+          "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+}
+
+TEST_CASE("maximum and minimum propagate NaN; clip bounds", "[elementwise][nan]") {
+  float const nan = std::numeric_limits<float>::quiet_NaN();
+  float const inf = std::numeric_limits<float>::infinity();
+  // 19 elements so both the SIMD body and the scalar tail see NaNs.
+  std::vector<float> a(19, 1.0f), b(19, 2.0f);
+  a[3] = nan;
+  b[17] = nan;
+  a[5] = -inf;
+  auto x = jnp::array(a, Shape{19});
+  auto y = jnp::array(b, Shape{19});
+  auto mx = jnp::maximum(x, y).eval().to_vector();
+  auto mn = jnp::minimum(x, y).eval().to_vector();
+  for (std::size_t i = 0; i < 19; ++i) {
+    if (i == 3 || i == 17) {
+      CHECK(std::isnan(mx[i]));
+      CHECK(std::isnan(mn[i]));
+    } else {
+      CHECK(mx[i] == std::max(a[i], b[i]));
+      CHECK(mn[i] == std::min(a[i], b[i]));
+    }
+  }
+  Array<float> clipped = jnp::clip(jnp::array<float>({-5, 0.5f, 5}), 0, 1);
+  REQUIRE(clipped.to_vector() == std::vector<float>{0, 0.5f, 1});
+  Array<float> s = jnp::sign(jnp::array<float>({-0.0f, 3, -3, nan}));
+  auto sv = s.to_vector();
+  CHECK(sv[0] == 0.0f);
+  CHECK(sv[1] == 1.0f);
+  CHECK(sv[2] == -1.0f);
+  CHECK(std::isnan(sv[3]));
+}
+
+TEST_CASE("round is half to even, as numpy", "[elementwise]") {
+  // 17 values: the SIMD body and the scalar tail must agree.
+  std::vector<double> in{0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49, 0.51, 3.5, 4.5, -3.5, 7.0, 1e15 + 0.5, 2.4, -2.6, 0.0, 5.5};
+  std::vector<double> want{0, 2, 2, -0.0, -2, -2, 0, 1, 4, 4, -4, 7, 1e15, 2, -3, 0, 6};
+  auto r = jnp::round(jnp::array(in, Shape{17})).eval().to_vector();
+  REQUIRE(r == want);
+}
+
+TEST_CASE("astype converts; float to int saturates and maps NaN to 0", "[elementwise][dtype]") {
+  auto x = jnp::array<float>({1.9f, -1.9f, 3e10f, -3e10f, std::numeric_limits<float>::quiet_NaN()});
+  REQUIRE(x.astype<std::int32_t>().to_vector() ==
+          std::vector<std::int32_t>{1, -1, std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min(), 0});
+  REQUIRE(jnp::array<float>({0, 2, -0.5f}).astype<bool>().to_vector() == std::vector<bool>{false, true, true});
+  REQUIRE(jnp::array<bool>({true, false}).astype<double>().to_vector() == std::vector<double>{1, 0});
+  auto same = jnp::arange<float>(3);
+  REQUIRE(same.astype<float>().data() == same.data());  // no copy for the same dtype
+}
+
+TEST_CASE("compound assignment rebinds to a new array", "[elementwise]") {
+  auto x = jnp::arange<float>(4);
+  auto before = x;
+  x += 1.0f;
+  x *= jnp::array<float>({1, 2, 3, 4});
+  REQUIRE(x.to_vector() == std::vector<float>{1, 4, 9, 16});
+  REQUIRE(before.to_vector() == std::vector<float>{0, 1, 2, 3});  // copies never alias
+}
+
+TEST_CASE("empty arrays flow through unary and binary ops", "[elementwise][empty]") {
+  auto e = jnp::zeros<double>({3, 0});
+  Array<double> y = jnp::exp(e) + e * 2.0;
+  REQUIRE(y.shape() == Shape{3, 0});
+  REQUIRE(y.to_vector().empty());
+}
+
+TEST_CASE("comparisons with NaN follow IEEE in the SIMD body and the tail", "[elementwise][nan]") {
+  float const nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a(19, 1.0f);
+  a[2] = nan;
+  a[18] = nan;
+  auto x = jnp::array(a, Shape{19});
+  // Select through a mask inside one fused region: NaN != NaN is true, NaN == NaN false.
+  Array<float> ne = jnp::where(x != x, 1.0f, 0.0f);
+  Array<float> eq = jnp::where(x == x, 1.0f, 0.0f);
+  for (std::size_t i = 0; i < 19; ++i) {
+    bool is_nan = i == 2 || i == 18;
+    CHECK(ne.to_vector()[i] == (is_nan ? 1.0f : 0.0f));
+    CHECK(eq.to_vector()[i] == (is_nan ? 0.0f : 1.0f));
+  }
+}
