@@ -16,27 +16,33 @@ struct reshape_p {
     Shape new_sizes;  // may hold one -1, inferred as numpy does
   };
 
+  // Messages as jnp.reshape's (jax/_src/numpy/array_methods.py).
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {
     Shape out = p.new_sizes;
-    std::int64_t known = 1;
     std::size_t unknown = out.size();
+    std::int64_t known = 1;
     for (std::size_t i = 0; i < out.size(); ++i) {
-      if (out[i] == -1 && unknown == out.size()) {
+      if (out[i] == -1) {
+        if (unknown != out.size())
+          throw Error("can only specify one unknown axis size with a `-1` value, got " + to_string(p.new_sizes));
         unknown = i;
-      } else if (out[i] == -1) {
-        throw Error("reshape: can only specify one unknown dimension, got new shape " + to_string(p.new_sizes));
       } else if (out[i] < 0) {
         throw Error("reshape: new shape " + to_string(p.new_sizes) + " has a negative dimension");
       } else {
         known *= out[i];
       }
     }
-    if (unknown != out.size() && known != 0 && x.size() % known == 0) out[unknown] = x.size() / known;
-    if (out.numel() != x.size() || (unknown != out.size() && out[unknown] == -1)) {
-      std::ostringstream os;
-      os << "cannot reshape array of shape " << x.shape() << " (size " << x.size() << ") into shape "
-         << p.new_sizes << (unknown != out.size() ? "" : " (size " + std::to_string(out.numel()) + ")");
+    std::ostringstream os;
+    os << "cannot reshape array of shape " << x.shape() << " (size " << x.size() << ") into shape " << p.new_sizes;
+    if (unknown != out.size()) {
+      if (known == 0 || x.size() % known != 0) {
+        os << " because the product of specified axis sizes (" << known << ") does not evenly divide " << x.size();
+        throw Error(os.str());
+      }
+      out[unknown] = x.size() / known;
+    } else if (out.numel() != x.size()) {
+      os << " (size " << out.numel() << ")";
       throw Error(os.str());
     }
     return out;
