@@ -5,6 +5,7 @@
 #include "jaxcc/core/dtype.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/core/none.hpp"
+#include "jaxcc/core/print.hpp"
 #include "jaxcc/core/shape.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
