@@ -18,6 +18,7 @@
 #include "jaxcc/core/dtype.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/core/shape.hpp"
+#include "jaxcc/graph/var.hpp"
 
 namespace jaxcc {
 
@@ -30,11 +31,27 @@ namespace detail {
 /// so a value used twice is one object used twice (the identity a traced
 /// program's nodes will hang off).
 struct ArrayImpl {
-  Shape shape;
-  Strides strides;           // in elements; 0 on broadcast dimensions
+  Shape shape{};
+  Strides strides{};         // in elements; 0 on broadcast dimensions
   std::int64_t offset = 0;   // in elements, into buffer
-  std::shared_ptr<Buffer> buffer;
+  std::shared_ptr<Buffer> buffer{};
+  /// Set while the array stands for a value being traced under a transform;
+  /// such an array has a shape and dtype but no buffer.
+  std::shared_ptr<graph::Var> var{};
 };
+
+/// The error for asking a traced array for data: JAX's
+/// TracerBoolConversionError for a truth value, else ConcretizationTypeError.
+[[noreturn]] inline void throw_concretization_error(Shape const& shape, DType dtype, std::string_view what) {
+  auto const value = "traced array with shape " + graph::type_string(dtype, shape);
+  if (what == "bool")
+    throw Error("Attempted boolean conversion of " + value +
+                ". A C++ `if` cannot branch on a value being traced; use jaxcc::lax::cond to choose between "
+                "computations, or jnp::where to choose between values.");
+  throw Error("Abstract tracer value encountered where concrete value is expected: " + value +
+              "\nThe problem arose with `" + std::string(what) +
+              "`, which needs the array's values; under a transform only its shape and dtype are known.");
+}
 
 template <Element T>
 class AtRef;
@@ -67,6 +84,7 @@ class Array {
 
   /// The elements in row-major order.
   std::vector<V> to_vector() const {
+    require_concrete("to_vector");
     std::vector<V> out(static_cast<std::size_t>(size()));
     if constexpr (std::same_as<V, bool>) {
       auto bytes = std::make_unique<bool[]>(out.size());
@@ -80,6 +98,7 @@ class Array {
 
   /// The value of a one-element array.
   V item() const {
+    require_concrete("item");
     if (size() != 1) {
       std::ostringstream os;
       os << "item: can only convert an array of size 1 to a scalar, got shape " << shape();
@@ -92,6 +111,7 @@ class Array {
   explicit operator bool() const
     requires std::same_as<V, bool>
   {
+    require_concrete("bool");
     if (size() != 1)
       throw Error("The truth value of an array with more than one element is ambiguous. "
                   "Use a.any() or a.all()");
@@ -117,6 +137,9 @@ class Array {
     return detail::AtRef<V>(*this, Axes{static_cast<std::int64_t>(index)...});
   }
 
+  /// Whether this array stands for a value being traced under a transform.
+  bool is_traced() const noexcept { return impl_->var != nullptr; }
+
   // --- internals for kernels; not part of the user API ---
   V const* data() const noexcept {
     return static_cast<V const*>(impl_->buffer->data()) + impl_->offset;
@@ -132,6 +155,7 @@ class Array {
   }
   /// Copy the elements, row-major, to `out`.
   void copy_to(V* out) const {
+    require_concrete("copy_to");
     if (is_contiguous()) {
       std::copy(data(), data() + size(), out);
       return;
@@ -145,6 +169,9 @@ class Array {
 
  private:
   friend struct detail::ArrayAccess;
+  void require_concrete(std::string_view what) const {
+    if (is_traced()) detail::throw_concretization_error(shape(), dtype(), what);
+  }
   explicit Array(std::shared_ptr<detail::ArrayImpl const> impl) : impl_(std::move(impl)) {}
 
   static std::shared_ptr<detail::ArrayImpl const> const& empty_impl() {

@@ -1,192 +1,22 @@
-// Lowering a fused region to one loop. The expression's type is walked at
-// compile time; each leaf reads through a row pointer and a stride that are
-// set at run time, so broadcasting and strided views cost no copies. When
-// every leaf and the result share one lane type and every op has a SIMD
-// kernel for it, rows run as xsimd batches.
+// Turning a fused region into an Array: one loop when its leaves are
+// concrete (fusion/loop.hpp); one recorded equation when a leaf is traced
+// (fusion/fused_primitive.hpp).
 #pragma once
 
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <utility>
+#include <tuple>
 
-#include <xsimd/xsimd.hpp>
-
-#include "jaxcc/bits/strided.hpp"
-#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/fusion/fused_primitive.hpp"
+#include "jaxcc/fusion/loop.hpp"
+#include "jaxcc/primitives/bind.hpp"
 
 namespace jaxcc::fusion {
 
-template <std::size_t N>
-struct RowState {
-  std::array<void const*, N> ptr{};       // each leaf's element at the row start
-  std::array<std::int64_t, N> stride{};   // each leaf's step along the row
-};
-
-// Where each child's leaves start, in depth-first order.
-template <class... Args>
-constexpr auto child_leaf_offsets() {
-  std::array<std::size_t, sizeof...(Args)> out{};
-  std::size_t k = 0, i = 0;
-  ((out[i++] = k, k += leaf_count<Args>), ...);
-  return out;
-}
-
-/// Evaluator for node E whose first leaf is leaf K.
-template <std::size_t K, class E>
-struct Eval;
-
-template <std::size_t K, Element T>
-struct Eval<K, Array<T>> {
-  template <std::size_t N>
-  static T scalar(Array<T> const&, RowState<N> const& s, std::int64_t i) {
-    return static_cast<T const*>(s.ptr[K])[i * s.stride[K]];
-  }
-  // Contiguous: every leaf has stride 1; otherwise each has stride 0 or 1.
-  template <bool Contiguous, std::size_t N>
-  static xsimd::batch<T> simd(Array<T> const&, RowState<N> const& s, std::int64_t i) {
-    auto const* p = static_cast<T const*>(s.ptr[K]);
-    if constexpr (Contiguous) return xsimd::batch<T>::load_unaligned(p + i);
-    else return s.stride[K] ? xsimd::batch<T>::load_unaligned(p + i) : xsimd::batch<T>(p[0]);
-  }
-};
-
-template <std::size_t K, Element T>
-struct Eval<K, ScalarLeaf<T>> {
-  template <std::size_t N>
-  static T scalar(ScalarLeaf<T> const& e, RowState<N> const&, std::int64_t) {
-    return e.value;
-  }
-  template <bool Contiguous, std::size_t N>
-  static xsimd::batch<T> simd(ScalarLeaf<T> const& e, RowState<N> const&, std::int64_t) {
-    return xsimd::batch<T>(e.value);
-  }
-};
-
-template <std::size_t K, class Op, class... Args>
-struct Eval<K, Expr<Op, Args...>> {
-  static constexpr auto offsets = child_leaf_offsets<Args...>();
-
-  template <std::size_t N>
-  static auto scalar(Expr<Op, Args...> const& e, RowState<N> const& s, std::int64_t i) {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return Op::scalar(Eval<K + offsets[I], Args>::scalar(std::get<I>(e.args()), s, i)...);
-    }(std::index_sequence_for<Args...>{});
-  }
-  template <bool Contiguous, std::size_t N>
-  static auto simd(Expr<Op, Args...> const& e, RowState<N> const& s, std::int64_t i) {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return Op::simd(Eval<K + offsets[I], Args>::template simd<Contiguous>(std::get<I>(e.args()), s, i)...);
-    }(std::index_sequence_for<Args...>{});
-  }
-};
-
-/// The lane type shared by every leaf, or void when leaves differ.
-template <class E>
-struct lane {
-  using type = typename E::value_type;
-};
-template <class Op, class... Args>
-struct lane<Expr<Op, Args...>> {
-  template <class A, class B>
-  using join = std::conditional_t<std::same_as<A, B>, A, void>;
-  template <class First, class... Rest>
-  static auto fold() {
-    if constexpr (sizeof...(Rest) == 0) return std::type_identity<First>{};
-    else return std::type_identity<join<First, typename decltype(fold<Rest...>())::type>>{};
-  }
-  using type = typename decltype(fold<typename lane<Args>::type...>())::type;
-};
-
-template <class E, class L>
-inline constexpr bool simd_ready = true;
-template <class Op, class... Args, class L>
-inline constexpr bool simd_ready<Expr<Op, Args...>, L> = Op::template simd_for<L> && (simd_ready<Args, L> && ...);
-
-/// The region runs as xsimd batches when the leaves and the result share a
-/// non-bool lane type and every op has a SIMD kernel for it.
-template <class E>
-inline constexpr bool vectorizable = [] {
-  using L = typename lane<E>::type;
-  if constexpr (std::is_void_v<L> || std::same_as<L, bool>) return false;
-  else return std::same_as<L, typename E::value_type> && simd_ready<E, L>;
-}();
-
-template <class E, class F>
-void for_each_leaf(E const& e, F&& f) {
-  if constexpr (is_expr<E>::value)
-    std::apply([&](auto const&... a) { (for_each_leaf(a, f), ...); }, e.args());
-  else if constexpr (AnArray<E>)
-    f(e);
-}
-
-template <class E>
-Array<typename E::value_type> evaluate(E const& e) {
-  using R = typename E::value_type;
-  constexpr std::size_t N = leaf_count<E>;
-  auto [out, dst] = jaxcc::detail::allocate<R>(e.shape());
-  auto const n = e.size();
-  if (n == 0) return out;
-
-  // Each leaf's data and its strides as broadcast to the output's shape.
-  std::array<void const*, N> base{};
-  std::array<std::size_t, N> element_size{};
-  std::array<Strides, N + 1> strides;
-  strides[0] = jaxcc::detail::contiguous_strides(e.shape());
-  bool all_dense = true;  // every leaf contiguous with the output's own shape
-  std::size_t k = 0;
-  for_each_leaf(e, [&](auto const& leaf) {
-    using T = typename std::remove_cvref_t<decltype(leaf)>::value_type;
-    base[k] = leaf.data();
-    element_size[k] = sizeof(T);
-    strides[k + 1] = jaxcc::detail::broadcast_strides(leaf.shape(), leaf.strides(), e.shape());
-    all_dense = all_dense && leaf.shape() == e.shape() && leaf.is_contiguous();
-    ++k;
-  });
-
-  if (all_dense) {
-    RowState<N> s;
-    s.ptr = base;
-    s.stride.fill(1);
-    if constexpr (vectorizable<E>) {
-      constexpr std::int64_t width = xsimd::batch<R>::size;
-      jaxcc::detail::parallel_chunks(n, width, [&](std::int64_t lo, std::int64_t hi) {
-        std::int64_t i = lo;
-        for (; i + width <= hi; i += width) Eval<0, E>::template simd<true>(e, s, i).store_unaligned(dst + i);
-        for (; i < hi; ++i) dst[i] = Eval<0, E>::scalar(e, s, i);
-      });
-    } else {
-      jaxcc::detail::parallel_chunks(n, 1, [&](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t i = lo; i < hi; ++i) dst[i] = Eval<0, E>::scalar(e, s, i);
-      });
-    }
-    return out;
-  }
-
-  auto layout = jaxcc::detail::merge_dimensions<N + 1>(e.shape(), strides);
-  jaxcc::detail::for_each_row(layout, [&](auto const& off, std::int64_t len, auto const& step) {
-    RowState<N> s;
-    bool unit_or_broadcast = true;
-    for (std::size_t j = 0; j < N; ++j) {
-      s.ptr[j] = static_cast<char const*>(base[j]) + off[j + 1] * static_cast<std::int64_t>(element_size[j]);
-      s.stride[j] = step[j + 1];
-      unit_or_broadcast = unit_or_broadcast && (step[j + 1] == 0 || step[j + 1] == 1);
-    }
-    R* row_out = dst + off[0];
-    std::int64_t i = 0;
-    if constexpr (vectorizable<E>) {
-      constexpr std::int64_t width = xsimd::batch<R>::size;
-      if (unit_or_broadcast)
-        for (; i + width <= len; i += width) Eval<0, E>::template simd<false>(e, s, i).store_unaligned(row_out + i);
-    }
-    for (; i < len; ++i) row_out[i] = Eval<0, E>::scalar(e, s, i);
-  });
-  return out;
-}
-
 template <class Op, class... Args>
 Expr<Op, Args...>::operator Array<value_type>() const {
-  return evaluate(*this);
+  if (!any_leaf_traced(*this)) return evaluate_concrete(*this);
+  return std::apply(
+      [&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<Expr>>({*this}, leaves...); },
+      leaves_of(*this));
 }
 
 }  // namespace jaxcc::fusion

@@ -1,16 +1,22 @@
-// The one door every non-elementwise primitive goes through: its shape rule
-// first (bad input fails before any work is done, naming the shapes), then
-// its kernel. Transforms hook in here.
+// The one door every primitive goes through: its shape rule first (bad input
+// fails before any work is done, naming the shapes), then either its kernel
+// (all operands concrete) or, when an operand is being traced, a record of
+// the application in the innermost trace (graph/primitive_of.hpp).
 #pragma once
+
+#include "jaxcc/graph/primitive_of.hpp"
 
 namespace jaxcc::detail {
 
 /// A primitive declares, in one struct: `name`, `Params`,
-/// `shape_rule(params, operands...)` and `impl(params, out_shape, operands...)`.
+/// `shape_rule(params, operands...)`, `impl(params, out_shape, operands...)`
+/// and the rules that transforms use (see graph/primitive_of.hpp).
 template <class Primitive, class... Operands>
 auto bind(typename Primitive::Params const& params, Operands const&... operands) {
   auto out_shape = Primitive::shape_rule(params, operands...);
-  return Primitive::impl(params, out_shape, operands...);
+  if (auto* trace = graph::find_trace(operands...))
+    return graph::record<Primitive>(*trace, params, std::move(out_shape), operands...);
+  return Primitive::impl(params, std::move(out_shape), operands...);
 }
 
 }  // namespace jaxcc::detail

@@ -1,6 +1,13 @@
 // The elementwise primitive family. Each op declares, together: its name,
-// its result dtype, its scalar kernel and (where the lane type allows) its
-// SIMD kernel. Fused regions (fusion/expr.hpp) are trees of these ops.
+// its result dtype, its scalar kernel, its SIMD kernel (where the lane type
+// allows) and its tangent rule. Fused regions (fusion/) are trees of these
+// ops; a region's JVP, VJP and batching rules are derived at compile time
+// from the ops' tangent rules.
+//
+// A tangent rule `tangent(args..., dargs...)` builds the expression of the
+// op's output tangent from its operands and their tangents. Tangents may be
+// the symbolic `fusion::Zero<T>` / `fusion::One<T>`, which the combinators
+// below fold away, so a derivative carries no work for what cannot vary.
 #pragma once
 
 #include <cmath>
@@ -13,6 +20,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "jaxcc/core/dtype.hpp"
+#include "jaxcc/fusion/expr_core.hpp"
 
 namespace jaxcc::detail {
 template <class T>
@@ -22,9 +30,96 @@ inline constexpr bool is_int = std::is_integral_v<T> && !std::same_as<T, bool>;
 }  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
+struct add_p;
+struct sub_p;
+struct mul_p;
+struct div_p;
+struct neg_p;
+struct select_p;
+}  // namespace jaxcc::primitives
 
-// Ops whose result has the operand dtype. `simd_for<L>` says whether the
-// SIMD kernel exists for lane type L.
+namespace jaxcc::fusion {
+
+/// Symbolic tangents: exactly zero, or exactly one (a seed), of dtype T.
+template <Element T>
+struct Zero {
+  using value_type = T;
+};
+template <Element T>
+struct One {
+  using value_type = T;
+};
+
+template <class X>
+inline constexpr bool is_zero = false;
+template <Element T>
+inline constexpr bool is_zero<Zero<T>> = true;
+template <class X>
+inline constexpr bool is_one = false;
+template <Element T>
+inline constexpr bool is_one<One<T>> = true;
+
+/// A symbolic constant as an operand of an expression.
+template <class X>
+auto operand_of(X const& x) {
+  if constexpr (is_zero<X>) return ScalarLeaf<typename X::value_type>{0};
+  else if constexpr (is_one<X>) return ScalarLeaf<typename X::value_type>{1};
+  else return x;
+}
+
+template <class Op, class... A>
+auto ex(A const&... a) {
+  return make_expr<Op>(operand_of(a)...);
+}
+
+template <class X, class Y>
+auto t_add(X const& x, Y const& y) {
+  if constexpr (is_zero<X>) return y;
+  else if constexpr (is_zero<Y>) return x;
+  else return ex<primitives::add_p>(x, y);
+}
+template <class X>
+auto t_neg(X const& x) {
+  if constexpr (is_zero<X>) return x;
+  else return ex<primitives::neg_p>(x);
+}
+template <class X, class Y>
+auto t_sub(X const& x, Y const& y) {
+  if constexpr (is_zero<Y>) return x;
+  else if constexpr (is_zero<X>) return t_neg(y);
+  else return ex<primitives::sub_p>(x, y);
+}
+/// A tangent times a factor (an expression of the primals).
+template <class T, class F>
+auto t_scale(T const& t, F const& factor) {
+  if constexpr (is_zero<T>) return t;
+  else if constexpr (is_one<T>) return factor;
+  else return ex<primitives::mul_p>(t, factor);
+}
+template <class T, class F>
+auto t_div(T const& t, F const& divisor) {
+  if constexpr (is_zero<T>) return t;
+  else return ex<primitives::div_p>(t, divisor);
+}
+template <Element V, class C, class X, class Y>
+auto t_select(C const& c, X const& x, Y const& y) {
+  if constexpr (is_zero<X> && is_zero<Y>) return Zero<V>{};
+  else return ex<primitives::select_p>(c, x, y);
+}
+
+}  // namespace jaxcc::fusion
+
+namespace jaxcc::primitives {
+
+using fusion::ex;
+using fusion::One;
+using fusion::ScalarLeaf;
+using fusion::Zero;
+
+template <class A>
+using value_of = typename A::value_type;
+
+// Ops whose result has the operand dtype.
 #define JAXCC_SAME_TYPE_OP(op_name)                \
   static constexpr std::string_view name = op_name; \
   template <class T>                                \
@@ -35,32 +130,126 @@ struct add_p {
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(T a, T b) { if constexpr (std::same_as<T, bool>) return a || b; else return a + b; }
   template <class B> static B simd(B const& a, B const& b) { return a + b; }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const&, B const&, DA const& da, DB const& db) { return fusion::t_add(da, db); }
 };
 struct sub_p {
   JAXCC_SAME_TYPE_OP("sub")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(T a, T b) { return a - b; }
   template <class B> static B simd(B const& a, B const& b) { return a - b; }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const&, B const&, DA const& da, DB const& db) { return fusion::t_sub(da, db); }
 };
 struct mul_p {
   JAXCC_SAME_TYPE_OP("mul")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(T a, T b) { if constexpr (std::same_as<T, bool>) return a && b; else return a * b; }
   template <class B> static B simd(B const& a, B const& b) { return a * b; }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
+    return fusion::t_add(fusion::t_scale(da, b), fusion::t_scale(db, a));
+  }
 };
 struct div_p {  // only built on floats: integer operands are converted first (true division)
   JAXCC_SAME_TYPE_OP("div")
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
   template <class T> static T scalar(T a, T b) { return a / b; }
   template <class B> static B simd(B const& a, B const& b) { return a / b; }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
+    return fusion::t_sub(fusion::t_div(da, b), fusion::t_scale(db, ex<div_p>(a, ex<mul_p>(b, b))));
+  }
 };
+struct neg_p {
+  JAXCC_SAME_TYPE_OP("neg")
+  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
+  template <class T> static T scalar(T a) { return -a; }
+  template <class B> static B simd(B const& a) { return -a; }
+  template <class A, class DA>
+  static auto tangent(A const&, DA const& da) { return fusion::t_neg(da); }
+};
+
+/// select(pred, on_true, on_false): jnp.where's primitive (lax.select_n).
+struct select_p {
+  static constexpr std::string_view name = "select_n";
+  template <class T> using result = T;
+  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
+  template <class T> static T scalar(bool c, T a, T b) { return c ? a : b; }
+  template <class M, class B> static B simd(M const& c, B const& a, B const& b) { return xsimd::select(c, a, b); }
+  template <class C, class A, class B, class DC, class DA, class DB>
+  static auto tangent(C const& c, A const&, B const&, DC const&, DA const& da, DB const& db) {
+    return fusion::t_select<value_of<A>>(c, da, db);
+  }
+};
+
+// Comparisons: operands share a dtype, the result is bool. Their SIMD form
+// yields a lane mask that `select_p` consumes inside a fused region.
+#define JAXCC_COMPARE_OP(type, op_name, op, simd_expr)                                   \
+  struct type {                                                                          \
+    static constexpr std::string_view name = op_name;                                    \
+    template <class T> using result = bool;                                              \
+    template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;          \
+    template <class T> static bool scalar(T a, T b) { return a op b; }                   \
+    template <class B> static auto simd(B const& a, B const& b) { return simd_expr; }    \
+    template <class A, class B, class DA, class DB>                                      \
+    static auto tangent(A const&, B const&, DA const&, DB const&) { return Zero<bool>{}; } \
+  };
+JAXCC_COMPARE_OP(eq_p, "eq", ==, a == b)
+// xsimd's `!=` is an ordered compare on some targets (NaN != NaN is false); numpy wants true.
+JAXCC_COMPARE_OP(ne_p, "ne", !=, !(a == b))
+JAXCC_COMPARE_OP(lt_p, "lt", <, a < b)
+JAXCC_COMPARE_OP(le_p, "le", <=, a <= b)
+JAXCC_COMPARE_OP(gt_p, "gt", >, a > b)
+JAXCC_COMPARE_OP(ge_p, "ge", >=, a >= b)
+#undef JAXCC_COMPARE_OP
+
+/// JAX's `_balanced_eq(x, z, y)`: 1 where x alone attains z, 0.5 where x and
+/// y tie at z, else 0 — how maximum and minimum share a gradient at ties.
+template <class X, class Z, class Y>
+auto balanced_eq(X const& x, Z const& z, Y const& y) {
+  using T = value_of<X>;
+  return ex<select_p>(ex<eq_p>(x, z), ex<select_p>(ex<eq_p>(y, z), ScalarLeaf<T>{T(0.5)}, ScalarLeaf<T>{1}),
+                      ScalarLeaf<T>{0});
+}
+
+// NaN-propagating, as jnp.maximum / jnp.minimum. xsimd's `!=` on AVX-512 is
+// an ordered compare (false for NaN), so the SIMD kernels ask isnan.
+#define JAXCC_MINMAX_OP(type, op_name, cmp)                                                             \
+  struct type {                                                                                         \
+    JAXCC_SAME_TYPE_OP(op_name)                                                                         \
+    template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;                         \
+    template <class T> static T scalar(T a, T b) {                                                      \
+      if constexpr (detail::is_float<T>) {                                                              \
+        if (std::isnan(a)) return a;                                                                    \
+        if (std::isnan(b)) return b;                                                                    \
+      }                                                                                                 \
+      return a cmp b ? a : b;                                                                           \
+    }                                                                                                   \
+    template <class B> static B simd(B const& a, B const& b) {                                          \
+      if constexpr (std::is_floating_point_v<typename B::value_type>)                                   \
+        return xsimd::select(xsimd::isnan(a), a, xsimd::select(xsimd::isnan(b), b, xsimd::select(a cmp b, a, b))); \
+      else                                                                                              \
+        return xsimd::select(a cmp b, a, b);                                                            \
+    }                                                                                                   \
+    template <class A, class B, class DA, class DB>                                                     \
+    static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {                           \
+      auto const out = ex<type>(a, b);                                                                  \
+      return fusion::t_add(fusion::t_scale(da, balanced_eq(a, out, b)), fusion::t_scale(db, balanced_eq(b, out, a))); \
+    }                                                                                                   \
+  };
+JAXCC_MINMAX_OP(max_p, "max", >)
+JAXCC_MINMAX_OP(min_p, "min", <)
+#undef JAXCC_MINMAX_OP
+
+struct log_p;
 struct pow_p {
   JAXCC_SAME_TYPE_OP("pow")
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
   template <class T> static T scalar(T a, T b) {
     if constexpr (detail::is_float<T>) {
       return std::pow(a, b);
-    } else {  // integer power by squaring; negative exponents as JAX: error-free, 0 except |a| == 1
+    } else {  // integer power by squaring; a negative exponent gives 0 unless |a| == 1
       if (b < 0) return a == 1 ? T{1} : a == -1 ? ((b & 1) ? T{-1} : T{1}) : T{0};
       T result = 1;
       for (T base = a; b > 0; b >>= 1, base *= base)
@@ -69,56 +258,25 @@ struct pow_p {
     }
   }
   template <class B> static B simd(B const& a, B const& b) { return xsimd::pow(a, b); }
-};
-// NaN-propagating, as jnp.maximum / jnp.minimum.
-struct max_p {
-  JAXCC_SAME_TYPE_OP("max")
-  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a, T b) {
-    if constexpr (detail::is_float<T>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return a > b ? a : b;
-  }
-  // xsimd's `!=` on AVX-512 is an ordered compare (false for NaN), so ask isnan.
-  template <class B> static B simd(B const& a, B const& b) {
-    if constexpr (std::is_floating_point_v<typename B::value_type>)
-      return xsimd::select(xsimd::isnan(a), a, xsimd::select(xsimd::isnan(b), b, xsimd::select(a > b, a, b)));
-    else
-      return xsimd::select(a > b, a, b);
-  }
-};
-struct min_p {
-  JAXCC_SAME_TYPE_OP("min")
-  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a, T b) {
-    if constexpr (detail::is_float<T>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return a < b ? a : b;
-  }
-  // xsimd's `!=` on AVX-512 is an ordered compare (false for NaN), so ask isnan.
-  template <class B> static B simd(B const& a, B const& b) {
-    if constexpr (std::is_floating_point_v<typename B::value_type>)
-      return xsimd::select(xsimd::isnan(a), a, xsimd::select(xsimd::isnan(b), b, xsimd::select(a < b, a, b)));
-    else
-      return xsimd::select(a < b, a, b);
+  // JAX's rules: d/da = b * a^(b-1) (0 where b == 0); d/db = log(a) * a^b with log(0) read as 0.
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
+    using T = value_of<A>;
+    ScalarLeaf<T> const zero{0}, one{1};
+    auto const d_base = ex<select_p>(ex<eq_p>(b, zero), zero, ex<mul_p>(b, ex<pow_p>(a, ex<sub_p>(b, one))));
+    auto const d_exponent = ex<mul_p>(ex<log_p>(ex<select_p>(ex<eq_p>(a, zero), one, a)), ex<pow_p>(a, b));
+    return fusion::t_add(fusion::t_scale(da, d_base), fusion::t_scale(db, d_exponent));
   }
 };
 
-struct neg_p {
-  JAXCC_SAME_TYPE_OP("neg")
-  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a) { return -a; }
-  template <class B> static B simd(B const& a) { return -a; }
-};
+struct sign_p;
 struct abs_p {
   JAXCC_SAME_TYPE_OP("abs")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(T a) { if constexpr (std::same_as<T, bool>) return a; else return a < 0 ? T(-a) : a; }
   template <class B> static B simd(B const& a) { return xsimd::abs(a); }
+  template <class A, class DA>
+  static auto tangent(A const& a, DA const& da) { return fusion::t_scale(da, ex<sign_p>(a)); }
 };
 struct sign_p {  // sign(0) = 0, sign(nan) = nan
   JAXCC_SAME_TYPE_OP("sign")
@@ -130,35 +288,60 @@ struct sign_p {  // sign(0) = 0, sign(nan) = nan
   template <class B> static B simd(B const& a) {
     return xsimd::select(a > B(0), B(1), xsimd::select(a < B(0), B(-1), a));
   }
+  template <class A, class DA>
+  static auto tangent(A const&, DA const&) { return Zero<value_of<A>>{}; }
 };
 struct square_p {
   JAXCC_SAME_TYPE_OP("square")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(T a) { if constexpr (std::same_as<T, bool>) return a; else return a * a; }
   template <class B> static B simd(B const& a) { return a * a; }
+  template <class A, class DA>
+  static auto tangent(A const& a, DA const& da) {
+    return fusion::t_scale(da, ex<mul_p>(ScalarLeaf<value_of<A>>{2}, a));
+  }
 };
 
-// Floating-point functions: built only on float lanes (integers are converted first).
-#define JAXCC_FLOAT_UNARY_OP(type, op_name, std_fn, simd_fn)                   \
+// Floating-point functions, built only on float lanes (integers are
+// converted first). `factor` is d out / d a as an expression of `a`.
+#define JAXCC_FLOAT_UNARY_OP(type, op_name, std_fn, simd_fn, tangent_body)    \
   struct type {                                                              \
     JAXCC_SAME_TYPE_OP(op_name)                                              \
     template <class L> static constexpr bool simd_for = detail::is_float<L>; \
     template <class T> static T scalar(T a) { return std_fn(a); }            \
     template <class B> static B simd(B const& a) { return simd_fn(a); }      \
+    template <class A, class DA>                                             \
+    static auto tangent([[maybe_unused]] A const& a, [[maybe_unused]] DA const& da) { \
+      [[maybe_unused]] ScalarLeaf<value_of<A>> const one{1};                 \
+      tangent_body                                                           \
+    }                                                                        \
   };
-JAXCC_FLOAT_UNARY_OP(sqrt_p, "sqrt", std::sqrt, xsimd::sqrt)
-JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, xsimd::exp)
-JAXCC_FLOAT_UNARY_OP(log_p, "log", std::log, xsimd::log)
-JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, xsimd::log1p)
-JAXCC_FLOAT_UNARY_OP(expm1_p, "expm1", std::expm1, xsimd::expm1)
-JAXCC_FLOAT_UNARY_OP(sin_p, "sin", std::sin, xsimd::sin)
-JAXCC_FLOAT_UNARY_OP(cos_p, "cos", std::cos, xsimd::cos)
-JAXCC_FLOAT_UNARY_OP(tan_p, "tan", std::tan, xsimd::tan)
-JAXCC_FLOAT_UNARY_OP(tanh_p, "tanh", std::tanh, xsimd::tanh)
-JAXCC_FLOAT_UNARY_OP(atan_p, "atan", std::atan, xsimd::atan)
-JAXCC_FLOAT_UNARY_OP(floor_p, "floor", std::floor, xsimd::floor)
+
+struct cos_p;
+struct sin_p;
+struct tan_p;
+struct tanh_p;
+struct exp_p;
+struct expm1_p;
+struct sqrt_p;
+JAXCC_FLOAT_UNARY_OP(sqrt_p, "sqrt", std::sqrt, xsimd::sqrt,
+                     return fusion::t_div(da, ex<mul_p>(ScalarLeaf<value_of<A>>{2}, ex<sqrt_p>(a)));)
+JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, xsimd::exp, return fusion::t_scale(da, ex<exp_p>(a));)
+JAXCC_FLOAT_UNARY_OP(log_p, "log", std::log, xsimd::log, return fusion::t_div(da, a);)
+JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, xsimd::log1p, return fusion::t_div(da, ex<add_p>(one, a));)
+JAXCC_FLOAT_UNARY_OP(expm1_p, "expm1", std::expm1, xsimd::expm1,
+                     return fusion::t_scale(da, ex<add_p>(ex<expm1_p>(a), one));)
+JAXCC_FLOAT_UNARY_OP(sin_p, "sin", std::sin, xsimd::sin, return fusion::t_scale(da, ex<cos_p>(a));)
+JAXCC_FLOAT_UNARY_OP(cos_p, "cos", std::cos, xsimd::cos, return fusion::t_neg(fusion::t_scale(da, ex<sin_p>(a)));)
+JAXCC_FLOAT_UNARY_OP(tan_p, "tan", std::tan, xsimd::tan,
+                     return fusion::t_scale(da, ex<add_p>(one, ex<square_p>(ex<tan_p>(a))));)
+JAXCC_FLOAT_UNARY_OP(tanh_p, "tanh", std::tanh, xsimd::tanh,
+                     return fusion::t_scale(da, ex<sub_p>(one, ex<square_p>(ex<tanh_p>(a))));)
+JAXCC_FLOAT_UNARY_OP(atan_p, "atan", std::atan, xsimd::atan,
+                     return fusion::t_div(da, ex<add_p>(one, ex<square_p>(a)));)
+JAXCC_FLOAT_UNARY_OP(floor_p, "floor", std::floor, xsimd::floor, return Zero<value_of<A>>{};)
 // numpy rounds half to even, which is the default rounding mode's nearbyint.
-JAXCC_FLOAT_UNARY_OP(round_p, "round", std::nearbyint, xsimd::nearbyint)
+JAXCC_FLOAT_UNARY_OP(round_p, "round", std::nearbyint, xsimd::nearbyint, return Zero<value_of<A>>{};)
 #undef JAXCC_FLOAT_UNARY_OP
 
 struct logistic_p {  // 1 / (1 + exp(-x)), jax.nn.sigmoid's primitive
@@ -166,59 +349,42 @@ struct logistic_p {  // 1 / (1 + exp(-x)), jax.nn.sigmoid's primitive
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
   template <class T> static T scalar(T a) { return T(1) / (T(1) + std::exp(-a)); }
   template <class B> static B simd(B const& a) { return B(1) / (B(1) + xsimd::exp(-a)); }
+  template <class A, class DA>
+  static auto tangent(A const& a, DA const& da) {
+    auto const s = ex<logistic_p>(a);
+    return fusion::t_scale(da, ex<mul_p>(s, ex<sub_p>(ScalarLeaf<value_of<A>>{1}, s)));
+  }
 };
 
 #undef JAXCC_SAME_TYPE_OP
 
-// Comparisons: operands share a dtype, the result is bool. Their SIMD form
-// yields a lane mask that `select_p` consumes inside a fused region.
-#define JAXCC_COMPARE_OP(type, op_name, op, simd_expr)                     \
-  struct type {                                                           \
-    static constexpr std::string_view name = op_name;                     \
-    template <class T> using result = bool;                               \
-    template <class L> static constexpr bool simd_for = !std::same_as<L, bool>; \
-    template <class T> static bool scalar(T a, T b) { return a op b; }    \
-    template <class B> static auto simd(B const& a, B const& b) { return simd_expr; } \
+// Logical ops: bool in, bool out (bitwise on integers); nothing to differentiate.
+#define JAXCC_LOGICAL_OP(type, op_name, bool_expr, int_expr)                       \
+  struct type {                                                                    \
+    static constexpr std::string_view name = op_name;                              \
+    template <class T> using result = T;                                           \
+    template <class L> static constexpr bool simd_for = false;                     \
+    template <class T> static T scalar(T a, T b) {                                 \
+      if constexpr (std::same_as<T, bool>) return bool_expr; else return int_expr; \
+    }                                                                              \
+    template <class A, class B, class DA, class DB>                                \
+    static auto tangent(A const&, B const&, DA const&, DB const&) { return Zero<value_of<A>>{}; } \
   };
-JAXCC_COMPARE_OP(eq_p, "eq", ==, a == b)
-// xsimd's `!=` is an ordered compare on some targets (NaN != NaN is false); numpy wants true.
-JAXCC_COMPARE_OP(ne_p, "ne", !=, !(a == b))
-JAXCC_COMPARE_OP(lt_p, "lt", <, a < b)
-JAXCC_COMPARE_OP(le_p, "le", <=, a <= b)
-JAXCC_COMPARE_OP(gt_p, "gt", >, a > b)
-JAXCC_COMPARE_OP(ge_p, "ge", >=, a >= b)
-#undef JAXCC_COMPARE_OP
-
-struct and_p {
-  static constexpr std::string_view name = "and";
-  template <class T> using result = T;
-  template <class L> static constexpr bool simd_for = false;
-  template <class T> static T scalar(T a, T b) { if constexpr (std::same_as<T, bool>) return a && b; else return a & b; }
-};
-struct or_p {
-  static constexpr std::string_view name = "or";
-  template <class T> using result = T;
-  template <class L> static constexpr bool simd_for = false;
-  template <class T> static T scalar(T a, T b) { if constexpr (std::same_as<T, bool>) return a || b; else return a | b; }
-};
+JAXCC_LOGICAL_OP(and_p, "and", a && b, a & b)
+JAXCC_LOGICAL_OP(or_p, "or", a || b, a | b)
+#undef JAXCC_LOGICAL_OP
 struct not_p {
   static constexpr std::string_view name = "not";
   template <class T> using result = T;
   template <class L> static constexpr bool simd_for = false;
   template <class T> static T scalar(T a) { if constexpr (std::same_as<T, bool>) return !a; else return ~a; }
-};
-
-/// select(pred, on_true, on_false): jnp.where's primitive (lax.select_n).
-struct select_p {
-  static constexpr std::string_view name = "select_n";
-  template <class T> using result = T;
-  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(bool c, T a, T b) { return c ? a : b; }
-  template <class M, class B> static B simd(M const& c, B const& a, B const& b) { return xsimd::select(c, a, b); }
+  template <class A, class DA>
+  static auto tangent(A const&, DA const&) { return Zero<value_of<A>>{}; }
 };
 
 /// convert_element_type to U. Float to integer saturates and maps NaN to 0
-/// (a plain cast would be undefined behaviour there).
+/// (a plain cast would be undefined behaviour there). Tangents pass through
+/// float-to-float conversions and stop at integers and bools.
 template <Element U>
 struct convert_p {
   static constexpr std::string_view name = "convert_element_type";
@@ -236,6 +402,28 @@ struct convert_p {
       return static_cast<U>(a);
     }
   }
+  template <class A, class DA>
+  static auto tangent(A const&, DA const& da) {
+    if constexpr (!detail::is_float<U> || !detail::is_float<value_of<A>> || fusion::is_zero<DA>) return Zero<U>{};
+    else if constexpr (fusion::is_one<DA>) return One<U>{};
+    else return ex<convert_p<U>>(da);
+  }
 };
 
 }  // namespace jaxcc::primitives
+
+namespace jaxcc::fusion {
+
+/// An operand converted to element type U (a no-op when it already is U).
+template <Element U, Operand E>
+auto cast(E e) {
+  if constexpr (std::same_as<typename E::value_type, U>) {
+    return e;
+  } else if constexpr (is_scalar_leaf<E>::value) {
+    return ScalarLeaf<U>{primitives::convert_p<U>::scalar(e.value)};
+  } else {
+    return make_expr<primitives::convert_p<U>>(std::move(e));
+  }
+}
+
+}  // namespace jaxcc::fusion

@@ -1,0 +1,57 @@
+// jaxcc::AnyArray: an Array of any dtype, for places that hold arrays whose
+// dtypes are known only at run time (mixed-dtype pytrees, traced programs).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "jaxcc/core/array.hpp"
+
+namespace jaxcc {
+
+class AnyArray {
+ public:
+  /// An empty float32 array, like a default Array.
+  AnyArray() = default;
+  template <Element T>
+  AnyArray(Array<T> a) : value_(std::move(a)) {}
+
+  DType dtype() const noexcept {
+    return std::visit([](auto const& a) { return a.dtype(); }, value_);
+  }
+  Shape const& shape() const noexcept {
+    return std::visit([](auto const& a) -> Shape const& { return a.shape(); }, value_);
+  }
+  std::int64_t ndim() const noexcept { return shape().rank(); }
+  std::int64_t size() const noexcept { return shape().numel(); }
+
+  template <Element T>
+  bool holds() const noexcept {
+    return std::holds_alternative<Array<T>>(value_);
+  }
+  /// The array as Array<T>; T must be its dtype exactly.
+  template <Element T>
+  Array<T> const& as() const {
+    if (auto const* a = std::get_if<Array<T>>(&value_)) return *a;
+    throw Error("AnyArray holds an array of dtype " + std::string(name(dtype())) + ", not " +
+                std::string(name(dtype_of<T>)));
+  }
+  /// Call `f(Array<T> const&)` with the array at its own dtype.
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    return std::visit(std::forward<F>(f), value_);
+  }
+
+ private:
+  std::variant<Array<float>, Array<double>, Array<std::int32_t>, Array<std::int64_t>, Array<bool>> value_;
+};
+
+inline std::ostream& operator<<(std::ostream& os, AnyArray const& a) {
+  a.visit([&](auto const& x) { os << x; });
+  return os;
+}
+
+}  // namespace jaxcc

@@ -1,0 +1,221 @@
+// A fused region under a transform. When an expression with traced leaves
+// becomes an Array, the whole region is recorded as ONE equation of
+// primitive `fused_p<E>`, whose operands are the region's leaves. Its rules
+// come from the ops' tangent rules, combined at compile time:
+//  - JVP: the tangent expression of the region, itself one fused loop;
+//  - VJP: for each float leaf, ct × (d region / d leaf), summed over the
+//    dimensions the leaf was broadcast along.
+// Rules whose operands are traced evaluate their expressions op by op
+// (each op a one-op fused region) rather than as new fused types, so the set
+// of region types a program instantiates stays finite under any nesting of
+// transforms.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/fusion/loop.hpp"
+#include "jaxcc/graph/primitive_of.hpp"
+#include "jaxcc/primitives/reduce.hpp"
+#include "jaxcc/primitives/reshape.hpp"
+
+namespace jaxcc::fusion {
+
+// --- leaves ----------------------------------------------------------------
+
+template <class E>
+struct leaf_tuple {
+  using type = std::tuple<>;
+};
+template <Element T>
+struct leaf_tuple<Array<T>> {
+  using type = std::tuple<Array<T>>;
+};
+template <class Op, class... Args>
+struct leaf_tuple<Expr<Op, Args...>> {
+  using type = decltype(std::tuple_cat(std::declval<typename leaf_tuple<Args>::type>()...));
+};
+/// The region's array leaves, depth first, as a std::tuple of Arrays.
+template <class E>
+using leaf_tuple_t = typename leaf_tuple<E>::type;
+
+template <class E>
+leaf_tuple_t<E> leaves_of(E const& e) {
+  if constexpr (AnArray<E>) return std::tuple<E>{e};
+  else if constexpr (is_expr<E>::value)
+    return std::apply([](auto const&... a) { return std::tuple_cat(leaves_of(a)...); }, e.args());
+  else return std::tuple<>{};
+}
+
+/// The region with its K-th.. leaves replaced by `leaves` (same types; the
+/// shapes may differ, and every node's shape is recomputed).
+template <std::size_t K, class E, class Leaves>
+E substitute(E const& e, Leaves const& leaves) {
+  if constexpr (AnArray<E>) {
+    return std::get<K>(leaves);
+  } else if constexpr (is_expr<E>::value) {
+    constexpr auto offsets = child_leaf_offsets_of<E>();
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return make_expr<typename E::op_type>(substitute<K + offsets[I]>(std::get<I>(e.args()), leaves)...);
+    }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(e.args())>>>{});
+  } else {
+    return e;
+  }
+}
+
+// --- derivatives -------------------------------------------------------------
+
+/// The tangent of region E given a tangent per leaf (an operand, or a
+/// symbolic Zero/One), built from the ops' tangent rules.
+template <std::size_t K, class E, class Tangents>
+auto tangent_expr(E const& e, Tangents const& tangents) {
+  if constexpr (AnArray<E>) {
+    return std::get<K>(tangents);
+  } else if constexpr (is_expr<E>::value) {
+    constexpr auto offsets = child_leaf_offsets_of<E>();
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return E::op_type::tangent(std::get<I>(e.args())..., tangent_expr<K + offsets[I]>(std::get<I>(e.args()), tangents)...);
+    }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(e.args())>>>{});
+  } else {
+    return Zero<typename E::value_type>{};
+  }
+}
+
+/// Seeds for d/d(leaf K): One at leaf K, Zero elsewhere.
+template <std::size_t K, class Leaves>
+auto seeds() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::tuple{[] {
+      using T = typename std::tuple_element_t<I, Leaves>::value_type;
+      if constexpr (I == K) return One<T>{};
+      else return Zero<T>{};
+    }()...};
+  }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+}
+
+template <class E>
+bool any_leaf_traced(E const& e) {
+  return std::apply([](auto const&... l) { return (l.is_traced() || ...); }, leaves_of(e));
+}
+
+template <class E>
+Array<typename E::value_type> evaluate_unfused(E const& e);
+
+/// An expression built by a rule, as an Array: one fused loop when its
+/// leaves are concrete, op by op when they are traced.
+template <class E>
+Array<typename E::value_type> materialize(E const& e) {
+  if constexpr (AnArray<E>) return e;
+  else if (any_leaf_traced(e)) return evaluate_unfused(e);
+  else return evaluate_concrete(e);
+}
+
+template <class E>
+Array<typename E::value_type> evaluate_unfused(E const& e) {
+  auto operand = [](auto const& a) {
+    using A = std::remove_cvref_t<decltype(a)>;
+    if constexpr (is_expr<A>::value) return evaluate_unfused(a);
+    else return a;
+  };
+  return std::apply([&](auto const&... a) { return Array<typename E::value_type>(make_expr<typename E::op_type>(operand(a)...)); },
+                    e.args());
+}
+
+/// Sum `c` over the dimensions a leaf of `shape` was broadcast along, and
+/// give it the leaf's dtype.
+template <Element T, Element R>
+Array<T> unbroadcast(Array<R> c, Shape const& shape) {
+  if (!(c.shape() == shape)) {
+    Axes axes;
+    auto const lead = c.ndim() - shape.rank();
+    for (std::int64_t i = 0; i < c.ndim(); ++i)
+      if (i < lead || (shape[static_cast<std::size_t>(i - lead)] == 1 && c.shape()[static_cast<std::size_t>(i)] != 1))
+        axes.push_back(i);
+    c = lax::reshape(jaxcc::detail::bind<primitives::reduce_sum_p>({axes}, c), shape);
+  }
+  if constexpr (std::same_as<T, R>) return c;
+  else return Array<T>(cast<T>(c));
+}
+
+}  // namespace jaxcc::fusion
+
+namespace jaxcc::primitives {
+
+/// A fused elementwise region E as one primitive; its operands are E's leaves.
+template <class E>
+struct fused_p {
+  using R = typename E::value_type;
+  using Leaves = fusion::leaf_tuple_t<E>;
+  static constexpr std::string_view name = "fused";
+  struct Params {
+    E expr;
+  };
+
+  /// A one-op region prints as its op, as JAX's jaxprs show it.
+  static std::string_view display_name(Params const& p) {
+    bool const one_op = std::apply([](auto const&... a) { return (!fusion::is_expr<std::remove_cvref_t<decltype(a)>>::value && ...); },
+                                   p.expr.args());
+    return one_op ? E::op_type::name : name;
+  }
+
+  template <class... L>
+  static Shape shape_rule(Params const& p, L const&... leaves) {
+    return fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...)).shape();
+  }
+  template <class... L>
+  static Array<R> impl(Params const& p, Shape const&, L const&... leaves) {
+    return fusion::evaluate_concrete(fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...)));
+  }
+
+  /// primals_and_tangents: the leaves, then one tangent per leaf.
+  template <class... A>
+  static auto jvp(Params const& p, Array<R> const&, A const&... primals_and_tangents) {
+    constexpr std::size_t n = std::tuple_size_v<Leaves>;
+    static_assert(sizeof...(A) == 2 * n);
+    auto const all = std::tuple<A const&...>(primals_and_tangents...);
+    auto const region = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return fusion::substitute<0>(p.expr, std::tuple<std::tuple_element_t<I, Leaves> const&...>(std::get<I>(all)...));
+    }(std::make_index_sequence<n>{});
+    // Integer and bool leaves have no tangent.
+    auto const tangents = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple{[&] {
+        using T = typename std::tuple_element_t<I, Leaves>::value_type;
+        if constexpr (detail::is_float<T>) return std::get<n + I>(all);
+        else return fusion::Zero<T>{};
+      }()...};
+    }(std::make_index_sequence<n>{});
+    auto t = fusion::tangent_expr<0>(region, tangents);
+    using X = decltype(t);
+    if constexpr (fusion::is_zero<X>) return fusion::Zero<R>{};
+    else return Array<R>(fusion::cast<R>(fusion::materialize(t)));
+  }
+
+  template <class... L>
+  static auto vjp(Params const& p, Array<R> const& ct, Array<R> const&, L const&... leaves) {
+    auto const region = fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...));
+    auto const leaf_refs = std::tuple<L const&...>(leaves...);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::tuple{leaf_cotangent<K>(region, ct, std::get<K>(leaf_refs))...};
+    }(std::index_sequence_for<L...>{});
+  }
+
+ private:
+  template <std::size_t K, Element T>
+  static auto leaf_cotangent(E const& region, Array<R> const& ct, Array<T> const& leaf) {
+    if constexpr (!detail::is_float<T>) {
+      return graph::NoCotangent{};
+    } else {
+      auto d = fusion::tangent_expr<0>(region, fusion::seeds<K, Leaves>());
+      using D = decltype(d);
+      if constexpr (fusion::is_zero<D>) return graph::NoCotangent{};
+      else if constexpr (fusion::is_one<D>) return fusion::unbroadcast<T>(ct, leaf.shape());
+      else return fusion::unbroadcast<T>(fusion::materialize(fusion::ex<mul_p>(ct, fusion::cast<R>(d))), leaf.shape());
+    }
+  }
+};
+
+}  // namespace jaxcc::primitives

@@ -1,0 +1,256 @@
+// The bridge from a primitive's typed rules to a graph Equation: records an
+// application of primitive P while tracing, and erases P's static types so
+// transforms can evaluate, differentiate and print equations uniformly.
+//
+// The rules a primitive may declare beside `shape_rule` and `impl`:
+//   jvp(params, out, primals..., tangents...)  -> output tangent (Array, or
+//                                                 fusion::Zero<U> for none)
+//   vjp(params, ct, out, primals...)           -> one cotangent per operand,
+//                                                 as a std::tuple (or a lone
+//                                                 value for one operand); an
+//                                                 operand that takes none
+//                                                 gets graph::NoCotangent
+//   params_string(params)                      -> `axes=(0,)` for make_jaxpr
+// Operands are Array<T> or std::vector<Array<T>>.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/graph/trace.hpp"
+
+namespace jaxcc::fusion {
+template <Element T>
+struct Zero;
+}
+
+namespace jaxcc::detail {
+template <class Primitive, class... Operands>
+auto bind(typename Primitive::Params const& params, Operands const&... operands);
+}  // namespace jaxcc::detail
+
+namespace jaxcc::graph {
+/// What a VJP rule returns for an operand that takes no cotangent (integer
+/// operands, indices).
+struct NoCotangent {};
+}  // namespace jaxcc::graph
+
+namespace jaxcc::detail {
+
+template <class O>
+struct operand_traits;
+
+template <Element T>
+struct operand_traits<Array<T>> {
+  static std::size_t count(Array<T> const&) { return 1; }
+  static void collect(Array<T> const& a, std::vector<AnyArray>& out) { out.emplace_back(a); }
+  static Array<T> rebuild(std::span<AnyArray const> in, std::size_t& pos, std::size_t) { return in[pos++].as<T>(); }
+  template <class F>
+  static void each(Array<T> const& a, F&& f) {
+    f(a);
+  }
+};
+
+template <Element T>
+struct operand_traits<std::vector<Array<T>>> {
+  static std::size_t count(std::vector<Array<T>> const& v) { return v.size(); }
+  static void collect(std::vector<Array<T>> const& v, std::vector<AnyArray>& out) {
+    for (auto const& a : v) out.emplace_back(a);
+  }
+  static std::vector<Array<T>> rebuild(std::span<AnyArray const> in, std::size_t& pos, std::size_t n) {
+    std::vector<Array<T>> v;
+    v.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) v.push_back(in[pos++].as<T>());
+    return v;
+  }
+  template <class F>
+  static void each(std::vector<Array<T>> const& v, F&& f) {
+    for (auto const& a : v) f(a);
+  }
+};
+
+/// A zero of `shape` that costs one element: every stride is 0.
+template <Element T>
+Array<T> zeros_view(Shape const& shape) {
+  auto [one, data] = allocate<T>(Shape{});
+  data[0] = T{0};
+  return view(one, shape, Strides(shape.size(), 0), offset_of(one));
+}
+
+template <class X>
+struct is_symbolic_zero : std::false_type {};
+template <Element T>
+struct is_symbolic_zero<fusion::Zero<T>> : std::true_type {};
+
+/// Append one cotangent result (an Array, a vector of them, or none) as
+/// `count` slots.
+template <class C>
+void append_cotangent(C const& c, std::size_t count, std::vector<graph::MaybeArray>& out) {
+  if constexpr (std::same_as<C, graph::NoCotangent> || is_symbolic_zero<C>::value) {
+    for (std::size_t i = 0; i < count; ++i) out.emplace_back(std::nullopt);
+  } else if constexpr (AnArray<C>) {
+    out.emplace_back(AnyArray(c));
+  } else {
+    for (auto const& a : c) out.emplace_back(AnyArray(a));
+  }
+}
+
+template <class T>
+struct is_tuple : std::false_type {};
+template <class... T>
+struct is_tuple<std::tuple<T...>> : std::true_type {};
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::graph {
+
+template <class P, class... Operands>
+class PrimitiveOf final : public PrimitiveBase {
+ public:
+  using Params = typename P::Params;
+
+  PrimitiveOf(Params params, std::array<std::size_t, sizeof...(Operands)> counts)
+      : params_(std::move(params)), counts_(counts) {}
+
+  std::string_view name() const override {
+    if constexpr (requires { P::display_name(params_); }) return P::display_name(params_);
+    else return P::name;
+  }
+  std::string params_string() const override {
+    if constexpr (requires { P::params_string(params_); }) return P::params_string(params_);
+    else return {};
+  }
+  Params const& params() const noexcept { return params_; }
+
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
+    return std::apply([&](auto const&... ops) { return std::vector<AnyArray>{AnyArray(detail::bind<P>(params_, ops...))}; },
+                      rebuild(inputs));
+  }
+
+  std::vector<MaybeArray> jvp(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents,
+                              std::span<AnyArray const> outputs) const override {
+    bool any = false;
+    for (auto const& t : tangents) any = any || t.has_value();
+    if (!any) return {std::nullopt};
+    if constexpr (has_jvp()) {
+      auto const out = outputs[0].as<out_element>();
+      auto result = std::apply(
+          [&](auto const&... all) { return P::jvp(params_, out, all...); },
+          std::tuple_cat(rebuild(primals), rebuild_tangents(primals, tangents)));
+      if constexpr (detail::is_symbolic_zero<decltype(result)>::value) return {std::nullopt};
+      else return {AnyArray(Array<out_element>(result))};
+    } else {
+      throw Error("Differentiation rule for '" + std::string(P::name) + "' not implemented");
+    }
+  }
+
+  std::vector<MaybeArray> vjp(std::span<MaybeArray const> cotangents, std::span<AnyArray const> primals,
+                              std::span<AnyArray const> outputs) const override {
+    std::vector<MaybeArray> result;
+    if (!cotangents[0]) {
+      result.assign(primals.size(), std::nullopt);
+      return result;
+    }
+    if constexpr (has_vjp()) {
+      auto const ct = cotangents[0]->template as<out_element>();
+      auto const out = outputs[0].as<out_element>();
+      auto cts = std::apply([&](auto const&... ops) { return P::vjp(params_, ct, out, ops...); }, rebuild(primals));
+      if constexpr (detail::is_tuple<decltype(cts)>::value) {
+        static_assert(std::tuple_size_v<decltype(cts)> == sizeof...(Operands), "a VJP rule returns one cotangent per operand");
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+          (detail::append_cotangent(std::get<I>(cts), counts_[I], result), ...);
+        }(std::index_sequence_for<Operands...>{});
+      } else {
+        static_assert(sizeof...(Operands) == 1, "a VJP rule of several operands returns a std::tuple");
+        detail::append_cotangent(cts, counts_[0], result);
+      }
+      return result;
+    } else {
+      throw Error("Differentiation rule for '" + std::string(P::name) + "' not implemented");
+    }
+  }
+
+ private:
+  using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
+  using out_element = typename out_type::value_type;
+
+  static constexpr bool has_jvp() {
+    return requires(Params const& p, out_type const& out, Operands const&... ops) { P::jvp(p, out, ops..., ops...); };
+  }
+  static constexpr bool has_vjp() {
+    return requires(Params const& p, out_type const& ct, Operands const&... ops) { P::vjp(p, ct, ct, ops...); };
+  }
+
+  std::tuple<Operands...> rebuild(std::span<AnyArray const> in) const {
+    std::size_t pos = 0;
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple<Operands...>{detail::operand_traits<Operands>::rebuild(in, pos, counts_[I])...};
+    }(std::index_sequence_for<Operands...>{});
+  }
+  /// Tangent operands, with symbolic zeros made real as stride-0 zero views.
+  std::tuple<Operands...> rebuild_tangents(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents) const {
+    std::vector<AnyArray> filled;
+    filled.reserve(primals.size());
+    for (std::size_t i = 0; i < primals.size(); ++i) {
+      if (tangents[i]) filled.push_back(*tangents[i]);
+      else filled.push_back(primals[i].visit([](auto const& a) -> AnyArray {
+        return detail::zeros_view<typename std::remove_cvref_t<decltype(a)>::value_type>(a.shape());
+      }));
+    }
+    return rebuild(filled);
+  }
+
+  Params params_;
+  std::array<std::size_t, sizeof...(Operands)> counts_;
+};
+
+/// Each array inside the operands (an Array, or each of a vector's).
+template <class F, class... Operands>
+void for_each_operand_array(F&& f, Operands const&... operands) {
+  (detail::operand_traits<Operands>::each(operands, f), ...);
+}
+
+/// The innermost active trace among the operands' traces, or null when all
+/// are concrete. Costs no allocation on the concrete path.
+template <class... Operands>
+Trace* find_trace(Operands const&... operands) {
+  Var const* innermost = nullptr;
+  std::size_t level = 0;
+  for_each_operand_array(
+      [&](auto const& a) {
+        auto const& var = detail::ArrayAccess::impl(a).var;
+        if (!var) return;
+        auto const l = trace_level_of(*var);
+        if (!innermost || l > level) {
+          innermost = var.get();
+          level = l;
+        }
+      },
+      operands...);
+  return innermost ? ::jaxcc::detail::trace_stack()[level] : nullptr;
+}
+
+/// Record an application of P in `trace`; returns its traced output.
+template <class P, class... Operands>
+auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Operands const&... operands) {
+  using Out = decltype(P::impl(params, out_shape, operands...));
+  using U = typename Out::value_type;
+  std::vector<VarPtr> inputs;
+  for_each_operand_array([&](auto const& a) { inputs.push_back(trace.var_for(AnyArray(a))); }, operands...);
+  auto out = trace.new_var(dtype_of<U>, std::move(out_shape));
+  trace.record(std::make_shared<PrimitiveOf<P, Operands...>>(
+                   params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
+               std::move(inputs), {out});
+  return Trace::traced_array<U>(out);
+}
+
+}  // namespace jaxcc::graph

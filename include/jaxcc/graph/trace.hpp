@@ -1,0 +1,159 @@
+// Tracing: while a transform runs a user function, every primitive applied
+// to a traced Array is recorded as an Equation of the innermost Trace among
+// its operands. Traces nest (grad of grad, vmap of grad): each lives on a
+// thread-local stack, and a value of an outer trace used inside an inner one
+// becomes one of the inner trace's captures, as a closed-over constant does
+// in JAX.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/graph/var.hpp"
+
+namespace jaxcc::graph {
+
+using VarPtr = std::shared_ptr<Var>;
+
+/// One cotangent or tangent slot: empty means a symbolic zero.
+using MaybeArray = std::optional<AnyArray>;
+
+/// A primitive application's rules, erased of the primitive's static type.
+/// Every method works by binding primitives again, so applied to values of
+/// an enclosing trace it records there: that is how transforms compose.
+class PrimitiveBase {
+ public:
+  virtual ~PrimitiveBase() = default;
+  virtual std::string_view name() const = 0;
+  /// `axes=(0,)`-style parameters as make_jaxpr prints them; empty if none.
+  virtual std::string params_string() const = 0;
+  virtual std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const = 0;
+  /// Output tangents from input primals, input tangents and output primals.
+  virtual std::vector<MaybeArray> jvp(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents,
+                                      std::span<AnyArray const> outputs) const = 0;
+  /// Input cotangents from output cotangents, input primals and output primals.
+  virtual std::vector<MaybeArray> vjp(std::span<MaybeArray const> cotangents, std::span<AnyArray const> primals,
+                                      std::span<AnyArray const> outputs) const = 0;
+};
+
+struct Equation {
+  std::shared_ptr<PrimitiveBase const> primitive;
+  std::vector<VarPtr> inputs;
+  std::vector<VarPtr> outputs;
+};
+
+/// A value from outside the trace (a concrete array, or a value of an
+/// enclosing trace) that the traced program reads.
+struct Capture {
+  VarPtr var;
+  AnyArray value;
+};
+
+class Trace {
+ public:
+  Trace() : id_(next_id()) {}
+  Trace(Trace const&) = delete;
+  Trace& operator=(Trace const&) = delete;
+
+  std::uint64_t id() const noexcept { return id_; }
+  /// Vars made so far; their ids are 0 .. var_count() - 1.
+  std::size_t var_count() const noexcept { return var_count_; }
+
+  VarPtr new_var(DType dtype, Shape shape) {
+    auto v = std::make_shared<Var>(Var{dtype, std::move(shape), id_, var_count_++});
+    return v;
+  }
+  /// A parameter of the traced function, as a traced Array.
+  template <Element T>
+  Array<T> add_input(Shape shape) {
+    auto v = new_var(dtype_of<T>, std::move(shape));
+    inputs.push_back(v);
+    return traced_array<T>(v);
+  }
+  /// The Var standing for `value` inside this trace: its own Var if it was
+  /// made here, else a capture (one per captured array).
+  VarPtr var_for(AnyArray const& value) {
+    auto const* impl = value.visit([](auto const& a) { return &detail::ArrayAccess::impl(a); });
+    if (impl->var && impl->var->trace_id == id_) return impl->var;
+    if (auto it = capture_index_.find(impl); it != capture_index_.end()) return captures[it->second].var;
+    auto v = new_var(value.dtype(), value.shape());
+    capture_index_.emplace(impl, captures.size());
+    captures.push_back({v, value});
+    return v;
+  }
+  void record(std::shared_ptr<PrimitiveBase const> primitive, std::vector<VarPtr> in, std::vector<VarPtr> out) {
+    equations.push_back({std::move(primitive), std::move(in), std::move(out)});
+  }
+
+  template <Element T>
+  static Array<T> traced_array(VarPtr const& v) {
+    return detail::ArrayAccess::make<T>({v->shape, {}, 0, nullptr, v});
+  }
+  static AnyArray traced_any(VarPtr const& v) {
+    switch (v->dtype) {
+      case DType::bool_: return traced_array<bool>(v);
+      case DType::int32: return traced_array<std::int32_t>(v);
+      case DType::int64: return traced_array<std::int64_t>(v);
+      case DType::float32: return traced_array<float>(v);
+      case DType::float64: return traced_array<double>(v);
+    }
+    return {};
+  }
+
+  std::vector<VarPtr> inputs;
+  std::vector<Capture> captures;
+  std::vector<Equation> equations;
+
+ private:
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> counter{1};
+    return counter++;
+  }
+  std::uint64_t id_;
+  std::uint64_t var_count_ = 0;
+  std::unordered_map<detail::ArrayImpl const*, std::size_t> capture_index_;
+};
+
+}  // namespace jaxcc::graph
+
+namespace jaxcc::detail {
+inline std::vector<graph::Trace*>& trace_stack() {
+  thread_local std::vector<graph::Trace*> stack;
+  return stack;
+}
+}  // namespace jaxcc::detail
+
+namespace jaxcc::graph {
+
+/// Makes `trace` the innermost active trace for its lifetime.
+class ScopedTrace {
+ public:
+  explicit ScopedTrace(Trace& trace) { detail::trace_stack().push_back(&trace); }
+  ScopedTrace(ScopedTrace const&) = delete;
+  ScopedTrace& operator=(ScopedTrace const&) = delete;
+  ~ScopedTrace() { detail::trace_stack().pop_back(); }
+};
+
+/// The active trace that made `v`; JAX's UnexpectedTracerError if none does
+/// (the value leaked out of the transform that traced it).
+inline std::size_t trace_level_of(Var const& v) {
+  auto const& stack = detail::trace_stack();
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (stack[i]->id() == v.trace_id) return i;
+  throw Error("Encountered an unexpected tracer. A function transformed by jaxcc had a side effect, allowing for a "
+              "reference to an intermediate value with type " +
+              type_string(v.dtype, v.shape) +
+              " to escape the scope of the transformation.\njaxcc transformations require that functions explicitly "
+              "return their outputs, and disallow saving intermediate values to global state.");
+}
+
+}  // namespace jaxcc::graph

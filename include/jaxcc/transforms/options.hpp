@@ -1,0 +1,57 @@
+// Options that transforms take, in any order: `argnums<0, 2>`, `has_aux`.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+namespace jaxcc {
+
+/// Which positional arguments a transform differentiates (default: the first).
+template <std::size_t... I>
+struct argnums_t {
+  static_assert(sizeof...(I) > 0, "argnums needs at least one argument index");
+  static constexpr std::array<std::size_t, sizeof...(I)> indices{I...};
+  static constexpr std::size_t max = std::max({I...});
+  static constexpr bool single = sizeof...(I) == 1;
+};
+template <std::size_t... I>
+inline constexpr argnums_t<I...> argnums{};
+
+/// The function returns `(output, aux)`; aux is passed through untouched.
+struct has_aux_t {};
+inline constexpr has_aux_t has_aux{};
+
+namespace detail {
+
+template <class T>
+struct is_argnums : std::false_type {};
+template <std::size_t... I>
+struct is_argnums<argnums_t<I...>> : std::true_type {};
+
+/// The argnums among Options, or argnums<0>.
+template <class... Options>
+struct find_argnums {
+  using type = argnums_t<0>;
+};
+template <class First, class... Rest>
+struct find_argnums<First, Rest...> {
+  using type = std::conditional_t<is_argnums<First>::value, First, typename find_argnums<Rest...>::type>;
+};
+
+template <class... Options>
+inline constexpr bool has_aux_in = (std::is_same_v<Options, has_aux_t> || ...);
+
+template <class Option>
+concept DiffOption = is_argnums<Option>::value || std::is_same_v<Option, has_aux_t>;
+
+}  // namespace detail
+
+/// An argnums set whose largest index names one of `NumArgs` arguments
+/// (JAX: "differentiating with respect to argnums=... requires at least
+/// max_argnum + 1 positional arguments").
+template <class Argnums, std::size_t NumArgs>
+concept ArgnumsWithinArguments = Argnums::max < NumArgs;
+
+}  // namespace jaxcc

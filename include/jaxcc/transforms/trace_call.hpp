@@ -1,0 +1,111 @@
+// Calling a user function under a new trace: the chosen arguments' array
+// leaves become the trace's inputs (their containers rebuilt around traced
+// arrays), the others are passed as they are, and what the function returns
+// is collected as a pytree of Arrays.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/core/any_array.hpp"
+#include "jaxcc/graph/interpret.hpp"
+#include "jaxcc/graph/trace.hpp"
+#include "jaxcc/transforms/options.hpp"
+#include "jaxcc/tree/flatten.hpp"
+#include "jaxcc/tree/map.hpp"
+
+namespace jaxcc::detail {
+
+/// `arg` with every Array leaf replaced by a new input of `trace`; scalar
+/// leaves stay as they are (constants, like static values).
+template <class Arg>
+auto traced_copy(graph::Trace& trace, Arg const& arg) {
+  return tree::map(
+      [&](auto const& leaf) {
+        using L = std::remove_cvref_t<decltype(leaf)>;
+        if constexpr (AnArray<L>) return trace.template add_input<typename L::value_type>(leaf.shape());
+        else return leaf;
+      },
+      arg);
+}
+
+/// What a function returned, as a tree whose leaves are Arrays.
+template <class Out>
+auto materialized(Out const& out) {
+  if constexpr (ArrayLike<Out>) return as_array(out);
+  else return tree::map([](auto const& leaf) { return leaf; }, out);
+}
+
+/// The Array leaves of a tree as AnyArray, in flatten order.
+template <class Tree>
+std::vector<AnyArray> array_leaves(Tree const& tree) {
+  std::vector<AnyArray> out;
+  tree::map(
+      [&](auto const& leaf) {
+        if constexpr (AnArray<std::remove_cvref_t<decltype(leaf)>>) out.emplace_back(leaf);
+        return 0;
+      },
+      tree);
+  return out;
+}
+
+/// A tree shaped like `like` whose Array leaves are taken, in order, from
+/// `values` (a missing value means zero); scalar leaves become zeros.
+template <class Tree>
+Tree rebuild_like(Tree const& like, std::vector<graph::MaybeArray> const& values, std::size_t& next) {
+  return tree::map(
+      [&](auto const& leaf) {
+        using L = std::remove_cvref_t<decltype(leaf)>;
+        if constexpr (AnArray<L>) {
+          using T = typename L::value_type;
+          auto const& v = values[next++];
+          return v ? v->template as<T>() : detail::zeros_view<T>(leaf.shape());
+        } else {
+          return L{};
+        }
+      },
+      like);
+}
+
+/// The function's output, its value in the forward run, and the trace.
+template <class Out>
+struct TracedCall {
+  std::unique_ptr<graph::Trace> trace;
+  Out out;  // as traced: leaves may be Vars of `trace`
+};
+
+/// Run f with the arguments at positions `Diff` traced; the others as given.
+template <std::size_t... Diff, class F, class... Args>
+auto trace_call(std::index_sequence<Diff...>, F const& f, Args const&... args) {
+  auto trace = std::make_unique<graph::Trace>();
+  auto call = [&] {
+    graph::ScopedTrace scope(*trace);
+    auto const wrap = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto const& arg) {
+      if constexpr (((I == Diff) || ...)) return traced_copy(*trace, arg);
+      else return arg;
+    };
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return materialized(f(wrap(std::integral_constant<std::size_t, I>{}, args)...));
+    }(std::index_sequence_for<Args...>{});
+  };
+  auto out = call();
+  return TracedCall<decltype(out)>{std::move(trace), std::move(out)};
+}
+
+/// A tree's leaves read in a trace's environment: its Vars become values.
+template <class Tree>
+Tree resolve(graph::Env const& env, Tree const& tree) {
+  return tree::map(
+      [&](auto const& leaf) {
+        using L = std::remove_cvref_t<decltype(leaf)>;
+        if constexpr (AnArray<L>) return env.resolve(AnyArray(leaf)).template as<typename L::value_type>();
+        else return leaf;
+      },
+      tree);
+}
+
+}  // namespace jaxcc::detail
