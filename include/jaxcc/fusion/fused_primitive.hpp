@@ -12,6 +12,9 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -162,6 +165,13 @@ struct fused_p {
     return one_op ? E::op_type::name : name;
   }
 
+  /// Printed as its ops, one equation each, as JAX would have traced them.
+  template <class W>
+  static void print(W& w, Params const& p, std::span<std::string const> inputs, std::span<graph::VarPtr const> outputs) {
+    std::size_t next_leaf = 0;
+    print_node(w, p.expr, inputs, next_leaf, outputs[0].get());
+  }
+
   template <class... L>
   static Shape shape_rule(Params const& p, L const&... leaves) {
     return fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...)).shape();
@@ -204,6 +214,30 @@ struct fused_p {
   }
 
  private:
+  /// Emit node X's equation (named `binder` when given) and return its name.
+  template <class W, class X>
+  static std::string print_node(W& w, X const& x, std::span<std::string const> inputs, std::size_t& next_leaf,
+                                graph::Var const* root = nullptr) {
+    if constexpr (AnArray<X>) {
+      return inputs[next_leaf++];
+    } else if constexpr (fusion::is_scalar_leaf<X>::value) {
+      return W::literal(static_cast<double>(x.value), dtype_of<typename X::value_type>);
+    } else {
+      using Op = typename X::op_type;
+      std::vector<std::string> args;
+      std::apply([&](auto const&... a) { (args.push_back(print_node(w, a, inputs, next_leaf)), ...); }, x.args());
+      auto const name = root ? w.name(*root) : w.fresh_name();
+      std::string eqn = name + ":" + graph::type_string(X::dtype(), x.shape()) + " = " + std::string(Op::name);
+      if constexpr (requires { Op::params_string(); }) eqn += "[" + Op::params_string() + "]";
+      if constexpr (requires { Op::print_order; })
+        for (auto i : Op::print_order) eqn += " " + args[static_cast<std::size_t>(i)];
+      else
+        for (auto const& a : args) eqn += " " + a;
+      w.emit(eqn);
+      return name;
+    }
+  }
+
   template <std::size_t K, Element T>
   static auto leaf_cotangent(E const& region, Array<R> const& ct, Array<T> const& leaf) {
     if constexpr (!detail::is_float<T>) {

@@ -34,7 +34,7 @@ class Env {
   /// `x` read in this trace: a Var of the trace gives its value; anything
   /// else (a concrete array, a value of another trace) is itself.
   AnyArray resolve(AnyArray const& x) const {
-    auto const& var = x.visit([](auto const& a) -> VarPtr const& { return detail::ArrayAccess::impl(a).var; });
+    auto const& var = var_of(x);
     return var && var->trace_id == trace_id_ ? get(*var) : x;
   }
 

@@ -131,6 +131,11 @@ class PrimitiveOf final : public PrimitiveBase {
   }
   Params const& params() const noexcept { return params_; }
 
+  void print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const override {
+    if constexpr (requires { P::print(w, params_, inputs, outputs); }) P::print(w, params_, inputs, outputs);
+    else PrimitiveBase::print(w, inputs, outputs);
+  }
+
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
     return std::apply([&](auto const&... ops) { return std::vector<AnyArray>{AnyArray(detail::bind<P>(params_, ops...))}; },
                       rebuild(inputs));
@@ -223,20 +228,9 @@ void for_each_operand_array(F&& f, Operands const&... operands) {
 /// are concrete. Costs no allocation on the concrete path.
 template <class... Operands>
 Trace* find_trace(Operands const&... operands) {
-  Var const* innermost = nullptr;
-  std::size_t level = 0;
-  for_each_operand_array(
-      [&](auto const& a) {
-        auto const& var = detail::ArrayAccess::impl(a).var;
-        if (!var) return;
-        auto const l = trace_level_of(*var);
-        if (!innermost || l > level) {
-          innermost = var.get();
-          level = l;
-        }
-      },
-      operands...);
-  return innermost ? ::jaxcc::detail::trace_stack()[level] : nullptr;
+  InnermostTrace innermost;
+  for_each_operand_array([&](auto const& a) { innermost.see(detail::ArrayAccess::impl(a).var); }, operands...);
+  return innermost.get();
 }
 
 /// Record an application of P in `trace`; returns its traced output.

@@ -22,6 +22,8 @@
 
 namespace jaxcc::graph {
 
+struct Program;
+class JaxprWriter;
 using VarPtr = std::shared_ptr<Var>;
 
 /// One cotangent or tangent slot: empty means a symbolic zero.
@@ -43,6 +45,10 @@ class PrimitiveBase {
   /// Input cotangents from output cotangents, input primals and output primals.
   virtual std::vector<MaybeArray> vjp(std::span<MaybeArray const> cotangents, std::span<AnyArray const> primals,
                                       std::span<AnyArray const> outputs) const = 0;
+  /// The program a call-like primitive carries (make_jaxpr prints it).
+  virtual Program const* subprogram() const { return nullptr; }
+  /// Write this equation as make_jaxpr shows it (graph/jaxpr.hpp).
+  virtual void print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const;
 };
 
 struct Equation {
@@ -154,6 +160,29 @@ inline std::size_t trace_level_of(Var const& v) {
               type_string(v.dtype, v.shape) +
               " to escape the scope of the transformation.\njaxcc transformations require that functions explicitly "
               "return their outputs, and disallow saving intermediate values to global state.");
+}
+
+/// The innermost active trace among the Vars it is shown.
+class InnermostTrace {
+ public:
+  void see(VarPtr const& var) {
+    if (!var) return;
+    auto const l = trace_level_of(*var);
+    if (!trace_ || l > level_) {
+      trace_ = detail::trace_stack()[l];
+      level_ = l;
+    }
+  }
+  Trace* get() const noexcept { return trace_; }
+
+ private:
+  Trace* trace_ = nullptr;
+  std::size_t level_ = 0;
+};
+
+/// The Var behind an array, or null for a concrete one.
+inline VarPtr const& var_of(AnyArray const& a) {
+  return a.visit([](auto const& x) -> VarPtr const& { return detail::ArrayAccess::impl(x).var; });
 }
 
 }  // namespace jaxcc::graph

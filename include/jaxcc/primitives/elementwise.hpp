@@ -10,7 +10,9 @@
 // below fold away, so a derivative carries no work for what cannot vary.
 #pragma once
 
+#include <array>
 #include <cmath>
+#include <string>
 #include <concepts>
 #include <cstdint>
 #include <limits>
@@ -173,6 +175,8 @@ struct neg_p {
 /// select(pred, on_true, on_false): jnp.where's primitive (lax.select_n).
 struct select_p {
   static constexpr std::string_view name = "select_n";
+  /// lax.select_n takes the false case first: where(c, x, y) is select_n c y x.
+  static constexpr std::array<int, 3> print_order{0, 2, 1};
   template <class T> using result = T;
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(bool c, T a, T b) { return c ? a : b; }
@@ -388,6 +392,7 @@ struct not_p {
 template <Element U>
 struct convert_p {
   static constexpr std::string_view name = "convert_element_type";
+  static std::string params_string() { return "new_dtype=" + std::string(jaxcc::name(dtype_of<U>)) + " weak_type=False"; }
   template <class T> using result = U;
   template <class L> static constexpr bool simd_for = false;
   template <class T> static U scalar(T a) {

@@ -32,7 +32,7 @@ inline std::vector<graph::MaybeArray> output_tangents(graph::Trace const& trace,
                                                       std::vector<graph::MaybeArray> const& tangents) {
   std::vector<graph::MaybeArray> result;
   for (auto const& leaf : out_leaves) {
-    auto const& var = leaf.visit([](auto const& a) -> graph::VarPtr const& { return ArrayAccess::impl(a).var; });
+    auto const& var = graph::var_of(leaf);
     result.push_back(var && var->trace_id == trace.id() ? tangents[var->id] : std::nullopt);
   }
   return result;

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <span>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -54,22 +56,78 @@ std::vector<AnyArray> array_leaves(Tree const& tree) {
 }
 
 /// A tree shaped like `like` whose Array leaves are taken, in order, from
-/// `values` (a missing value means zero); scalar leaves become zeros.
+/// `values` (a missing or absent value means zero); scalar leaves become
+/// zeros. For gradients, tangents and cotangents.
 template <class Tree>
-Tree rebuild_like(Tree const& like, std::vector<graph::MaybeArray> const& values, std::size_t& next) {
+Tree rebuild_like(Tree const& like, std::span<graph::MaybeArray const> values, std::size_t& next) {
   return tree::map(
       [&](auto const& leaf) {
         using L = std::remove_cvref_t<decltype(leaf)>;
         if constexpr (AnArray<L>) {
           using T = typename L::value_type;
-          auto const& v = values[next++];
-          return v ? v->template as<T>() : detail::zeros_view<T>(leaf.shape());
+          auto const i = next++;
+          return i < values.size() && values[i] ? values[i]->template as<T>() : detail::zeros_view<T>(leaf.shape());
         } else {
           return L{};
         }
       },
       like);
 }
+
+/// A tree shaped like `like` whose Array leaves are taken, in order, from
+/// `values`; other leaves are kept.
+template <class Tree>
+Tree with_array_leaves(Tree const& like, std::span<AnyArray const> values, std::size_t& next) {
+  return tree::map(
+      [&](auto const& leaf) {
+        using L = std::remove_cvref_t<decltype(leaf)>;
+        if constexpr (AnArray<L>) return values[next++].template as<typename L::value_type>();
+        else return leaf;
+      },
+      like);
+}
+
+/// A function of pytrees as a function of its arguments' array leaves
+/// (graph::FlatFunction); it remembers the structure of what it returned.
+template <class F, class... Args>
+class FlatCall {
+ public:
+  using Out = decltype(materialized(std::declval<F const&>()(std::declval<Args const&>()...)));
+
+  FlatCall(F f, std::tuple<Args...> args) : f_(std::move(f)), args_(std::move(args)), out_(std::make_shared<std::optional<Out>>()) {}
+
+  std::vector<AnyArray> operator()(std::vector<AnyArray> const& leaves) const {
+    std::size_t next = 0;
+    auto out = std::apply(
+        [&](auto const&... a) { return materialized(f_(with_array_leaves(a, leaves, next)...)); }, args_);
+    auto flat = array_leaves(out);
+    *out_ = std::move(out);
+    return flat;
+  }
+  /// The last output's structure with these leaves.
+  Out unflatten_output(std::span<AnyArray const> leaves) const {
+    std::size_t next = 0;
+    return with_array_leaves(**out_, leaves, next);
+  }
+  /// The arguments with these array leaves (in argument_leaves' order).
+  std::tuple<Args...> arguments_with(std::span<AnyArray const> leaves) const {
+    std::size_t next = 0;
+    return std::apply([&](auto const&... a) { return std::tuple<Args...>{with_array_leaves(a, leaves, next)...}; }, args_);
+  }
+  std::tuple<Args...> const& arguments() const noexcept { return args_; }
+  F const& function() const noexcept { return f_; }
+  std::vector<AnyArray> argument_leaves() const {
+    std::vector<AnyArray> out;
+    std::apply([&](auto const&... a) { (append(out, array_leaves(a)), ...); }, args_);
+    return out;
+  }
+
+ private:
+  static void append(std::vector<AnyArray>& to, std::vector<AnyArray> const& from) { to.insert(to.end(), from.begin(), from.end()); }
+  F f_;
+  std::tuple<Args...> args_;
+  std::shared_ptr<std::optional<Out>> out_;
+};
 
 /// The function's output, its value in the forward run, and the trace.
 template <class Out>

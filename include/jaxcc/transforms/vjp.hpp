@@ -52,7 +52,7 @@ inline void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> con
     if (!(out.shape() == ct.shape()) || out.dtype() != ct.dtype())
       throw Error("vjp: cotangent " + std::to_string(i) + " has type " + graph::type_string(ct.dtype(), ct.shape()) +
                   ", but the primal output there has type " + graph::type_string(out.dtype(), out.shape()));
-    auto const& var = out.visit([](auto const& a) -> graph::VarPtr const& { return ArrayAccess::impl(a).var; });
+    auto const& var = graph::var_of(out);
     if (var && var->trace_id == trace.id()) seeds[var->id] = graph::add_maybe(seeds[var->id], ct);
   }
 }

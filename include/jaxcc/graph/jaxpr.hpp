@@ -1,0 +1,153 @@
+// Printing a traced program as JAX prints a jaxpr:
+//   { lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }
+// or, when that does not fit in 80 columns, one equation per line. Names
+// run a, b, ..., z, ba, bb, ... in order of first appearance, shared with
+// nested programs (as JAX's JaxprPpContext does).
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cmath>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "jaxcc/graph/program.hpp"
+#include "jaxcc/graph/trace.hpp"
+
+namespace jaxcc::graph {
+
+/// A float as Python's repr writes it: shortest round-trip digits, fixed
+/// notation for 1e-4 <= |x| < 1e16 (with a trailing `.0` when whole).
+inline std::string python_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto const end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific).ptr;
+  std::string const sci(buf, end);
+  auto const e = sci.find('e');
+  int exponent = std::stoi(sci.substr(e + 1));
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c >= '0' && c <= '9') digits += c;
+  std::string const sign = v < 0 ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1);
+    if (digits.size() > 1) mantissa += "." + digits.substr(1);
+    char exp_buf[8];
+    std::snprintf(exp_buf, sizeof exp_buf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return sign + mantissa + exp_buf;
+  }
+  if (exponent < 0) return sign + "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+  auto const int_len = static_cast<std::size_t>(exponent + 1);
+  if (digits.size() <= int_len) return sign + digits + std::string(int_len - digits.size(), '0') + ".0";
+  return sign + digits.substr(0, int_len) + "." + digits.substr(int_len);
+}
+
+class JaxprWriter {
+ public:
+  /// The name of a Var, given on first use.
+  std::string const& name(Var const& v) {
+    auto key = std::make_pair(v.trace_id, v.id);
+    auto it = names_.find(key);
+    if (it == names_.end()) it = names_.emplace(key, encode(count_++)).first;
+    return it->second;
+  }
+  std::string binder(Var const& v) { return name(v) + ":" + type_string(v.dtype, v.shape); }
+  /// A name for a value that exists only in the printout (inside a fused region).
+  std::string fresh_name() { return encode(count_++); }
+  static std::string literal(double value, DType dtype) {
+    std::string text;
+    switch (dtype) {
+      case DType::bool_: text = value != 0 ? "True" : "False"; break;
+      case DType::int32:
+      case DType::int64: text = std::to_string(static_cast<long long>(value)); break;
+      default: text = python_float_repr(value);
+    }
+    return text + ":" + type_string(dtype, {});
+  }
+  /// The text of an operand: a Var's name, or a literal for a captured constant of one element.
+  std::string operand(Var const& v) { return name(v); }
+
+  void emit(std::string equation) { equations_.back().push_back(std::move(equation)); }
+
+  std::string program(Trace const& trace, std::vector<AnyArray> const& outputs, std::span<Capture const> constants) {
+    equations_.emplace_back();
+    std::string consts, invars;
+    // A concrete one-element constant prints inline as a literal, as JAX's do.
+    for (auto const& c : constants) {
+      if (c.value.ndim() == 0 && !var_of(c.value))
+        names_[{c.var->trace_id, c.var->id}] = c.value.visit([](auto const& a) {
+          return literal(static_cast<double>(a.item()), a.dtype());
+        });
+      else
+        consts += (consts.empty() ? "" : " ") + binder(*c.var);
+    }
+    for (auto const& v : trace.inputs) invars += (invars.empty() ? "" : " ") + binder(*v);
+    for (auto const& eq : trace.equations) {
+      std::vector<std::string> in;
+      for (auto const& v : eq.inputs) in.push_back(name(*v));
+      eq.primitive->print(*this, in, eq.outputs);
+    }
+    std::string outs = "(";
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      auto const& var = var_of(outputs[i]);
+      outs += (i ? ", " : "");
+      if (var && var->trace_id == trace.id()) outs += name(*var);
+      else outs += "<constant>";
+    }
+    outs += outputs.size() == 1 ? ",)" : ")";
+    auto eqns = std::move(equations_.back());
+    equations_.pop_back();
+
+    std::string one_line = "{ lambda " + consts + "; " + invars + ". let ";
+    for (std::size_t i = 0; i < eqns.size(); ++i) one_line += (i ? "; " : "") + eqns[i];
+    one_line += (eqns.empty() ? "" : " ") + std::string("in ") + outs + " }";
+    bool const multiline_eqn = std::any_of(eqns.begin(), eqns.end(), [](auto const& e) { return e.find('\n') != std::string::npos; });
+    if (one_line.size() <= 80 && !multiline_eqn) return one_line;
+    std::string text = "{ lambda " + consts + "; " + invars + ". let";
+    for (auto const& e : eqns) text += "\n    " + indent(e, 4);
+    return text + "\n  in " + outs + " }";
+  }
+
+ private:
+  static std::string indent(std::string const& s, std::size_t n) {
+    std::string out;
+    for (char c : s) {
+      out += c;
+      if (c == '\n') out += std::string(n, ' ');
+    }
+    return out;
+  }
+  static std::string encode(std::size_t n) {
+    std::string s;
+    do {
+      s.insert(s.begin(), static_cast<char>('a' + n % 26));
+      n /= 26;
+    } while (n);
+    return s;
+  }
+  struct PairHash {
+    std::size_t operator()(std::pair<std::uint64_t, std::uint64_t> const& p) const noexcept {
+      return std::hash<std::uint64_t>{}(p.first * 1000003u ^ p.second);
+    }
+  };
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::string, PairHash> names_;
+  std::size_t count_ = 0;
+  std::vector<std::vector<std::string>> equations_;
+};
+
+inline void PrimitiveBase::print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const {
+  std::string lhs, rhs(name());
+  for (auto const& v : outputs) lhs += (lhs.empty() ? "" : " ") + w.binder(*v);
+  std::string params = params_string();
+  if (auto const* p = subprogram())
+    params = "jaxpr=" + w.program(*p->trace, p->outputs, p->trace->captures) + (params.empty() ? "" : " " + params);
+  if (!params.empty()) rhs += "[" + params + "]";
+  for (auto const& in : inputs) rhs += " " + in;
+  w.emit(lhs + " = " + rhs);
+}
+
+}  // namespace jaxcc::graph

@@ -1,0 +1,128 @@
+// Closed programs: a function traced once into its own Trace, for the
+// primitives that carry a program as a parameter (checkpoint, custom_vjp,
+// custom_jvp, control flow, jit). Values of enclosing traces that the
+// function reads are turned into extra inputs (closure conversion, as JAX
+// does), so an enclosing transform sees them as operands of the call.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/graph/interpret.hpp"
+#include "jaxcc/graph/trace.hpp"
+
+namespace jaxcc::graph {
+
+struct Program {
+  std::shared_ptr<Trace> trace;
+  std::vector<AnyArray> outputs;  // Vars of `trace`, or constants
+  std::size_t num_arguments = 0;  // trace->inputs: the arguments, then the converted captures
+};
+
+struct Aval {
+  DType dtype;
+  Shape shape;
+};
+
+inline Aval aval_of(AnyArray const& a) { return {a.dtype(), a.shape()}; }
+
+inline AnyArray traced_input(Trace& trace, Aval const& aval) {
+  switch (aval.dtype) {
+    case DType::bool_: return trace.add_input<bool>(aval.shape);
+    case DType::int32: return trace.add_input<std::int32_t>(aval.shape);
+    case DType::int64: return trace.add_input<std::int64_t>(aval.shape);
+    case DType::float32: return trace.add_input<float>(aval.shape);
+    case DType::float64: return trace.add_input<double>(aval.shape);
+  }
+  return {};
+}
+
+using FlatFunction = std::function<std::vector<AnyArray>(std::vector<AnyArray> const&)>;
+
+/// Trace `fn` on abstract arguments; `closure` receives the values of
+/// enclosing traces that it read, which the call must pass after the
+/// arguments.
+inline Program trace_program(FlatFunction const& fn, std::span<Aval const> arguments, std::vector<AnyArray>& closure) {
+  auto trace = std::make_shared<Trace>();
+  std::vector<AnyArray> outputs;
+  {
+    ScopedTrace scope(*trace);
+    std::vector<AnyArray> args;
+    for (auto const& a : arguments) args.push_back(traced_input(*trace, a));
+    outputs = fn(args);
+  }
+  std::vector<Capture> constants;
+  for (auto& c : trace->captures) {
+    bool const traced = c.value.visit([](auto const& a) { return a.is_traced(); });
+    if (traced) {
+      trace->inputs.push_back(c.var);
+      closure.push_back(c.value);
+    } else {
+      constants.push_back(std::move(c));
+    }
+  }
+  trace->captures = std::move(constants);
+  return {std::move(trace), std::move(outputs), arguments.size()};
+}
+
+/// Run a program on concrete or traced inputs (arguments, then closure).
+inline std::vector<AnyArray> run(Program const& p, std::span<AnyArray const> inputs, Env* keep = nullptr) {
+  auto env = evaluate(*p.trace, inputs);
+  std::vector<AnyArray> out;
+  for (auto const& o : p.outputs) out.push_back(env.resolve(o));
+  if (keep) *keep = std::move(env);
+  return out;
+}
+
+/// Output tangents of a program given input tangents.
+inline std::vector<MaybeArray> program_jvp(Program const& p, std::span<AnyArray const> inputs,
+                                           std::span<MaybeArray const> tangents) {
+  auto env = evaluate(*p.trace, inputs);
+  auto const t = forward_tangents(*p.trace, env, tangents);
+  std::vector<MaybeArray> out;
+  for (auto const& o : p.outputs) {
+    auto const& var = var_of(o);
+    out.push_back(var && var->trace_id == p.trace->id() ? t[var->id] : std::nullopt);
+  }
+  return out;
+}
+
+/// Input cotangents of a program given output cotangents (recomputing its
+/// forward values).
+inline std::vector<MaybeArray> program_vjp(Program const& p, std::span<AnyArray const> inputs,
+                                           std::span<MaybeArray const> cotangents) {
+  auto env = evaluate(*p.trace, inputs);
+  std::vector<MaybeArray> seeds(p.trace->var_count());
+  for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+    if (!cotangents[i]) continue;
+    auto const& var = var_of(p.outputs[i]);
+    if (var && var->trace_id == p.trace->id()) seeds[var->id] = add_maybe(seeds[var->id], cotangents[i]);
+  }
+  return backward(*p.trace, env, std::move(seeds));
+}
+
+/// Apply a program-carrying primitive: recorded in the innermost trace
+/// among the operands if any is traced, else computed by `compute`.
+template <class Compute>
+std::vector<AnyArray> apply(std::shared_ptr<PrimitiveBase const> const& primitive, std::span<AnyArray const> operands,
+                            std::span<Aval const> out_avals, Compute&& compute) {
+  InnermostTrace innermost;
+  for (auto const& op : operands) innermost.see(var_of(op));
+  Trace* trace = innermost.get();
+  if (!trace) return compute();
+  std::vector<VarPtr> in, out;
+  for (auto const& op : operands) in.push_back(trace->var_for(op));
+  std::vector<AnyArray> results;
+  for (auto const& a : out_avals) {
+    out.push_back(trace->new_var(a.dtype, a.shape));
+    results.push_back(Trace::traced_any(out.back()));
+  }
+  trace->record(primitive, std::move(in), std::move(out));
+  return results;
+}
+
+}  // namespace jaxcc::graph

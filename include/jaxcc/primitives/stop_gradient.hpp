@@ -1,0 +1,48 @@
+// stop_gradient: the identity whose derivative is zero.
+#pragma once
+
+#include <string_view>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/primitives/bind.hpp"
+
+namespace jaxcc::primitives {
+
+struct stop_gradient_p {
+  static constexpr std::string_view name = "stop_gradient";
+  struct Params {};
+
+  template <Element T>
+  static Shape shape_rule(Params const&, Array<T> const& x) {
+    return x.shape();
+  }
+  template <Element T>
+  static Array<T> impl(Params const&, Shape const&, Array<T> const& x) {
+    return x;
+  }
+  template <Element T>
+  static fusion::Zero<T> jvp(Params const&, Array<T> const&, Array<T> const&, Array<T> const&) {
+    return {};
+  }
+  template <Element T>
+  static graph::NoCotangent vjp(Params const&, Array<T> const&, Array<T> const&, Array<T> const&) {
+    return {};
+  }
+};
+
+}  // namespace jaxcc::primitives
+
+namespace jaxcc {
+
+/// x, but transforms see a constant: no derivative flows through it.
+template <ArrayLike A>
+Array<value_type_t<A>> stop_gradient(A const& x) {
+  return detail::bind<primitives::stop_gradient_p>({}, as_array(x));
+}
+
+namespace lax {
+using jaxcc::stop_gradient;
+}
+
+}  // namespace jaxcc
