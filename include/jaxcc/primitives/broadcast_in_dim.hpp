@@ -1,0 +1,111 @@
+// broadcast_in_dim: place the operand's dimensions at chosen positions of a
+// larger shape and repeat it along the rest. Always a view: broadcast
+// dimensions get stride 0, so nothing is copied. expand_dims is this
+// primitive with size-1 target dimensions, as in JAX.
+#pragma once
+
+#include <algorithm>
+#include <string_view>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/slice.hpp"
+
+namespace jaxcc::primitives {
+
+struct broadcast_in_dim_p {
+  static constexpr std::string_view name = "broadcast_in_dim";
+  struct Params {
+    Shape shape;                 // the result's shape
+    Axes broadcast_dimensions;   // operand dimension i becomes result dimension broadcast_dimensions[i]
+  };
+
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& x) {
+    using detail::throw_error;
+    auto const& shape = p.shape;
+    auto const& dims = p.broadcast_dimensions;
+    Shape const dims_tuple(dims.begin(), dims.end());
+    auto const rank = x.ndim();
+    for (auto d : shape)
+      if (d < 0) throw_error("broadcast_in_dim shape must have every element be nonnegative, got ", shape, ".");
+    for (auto d : dims)
+      if (d < 0)
+        throw_error("broadcast_in_dim broadcast_dimensions must have every element be nonnegative, got ", dims_tuple,
+                    ".");
+    if (static_cast<std::int64_t>(dims.size()) != rank)
+      throw_error("broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+                  "broadcast_dimensions ", dims_tuple, " for operand ndim ", rank, ".");
+    if (shape.rank() < rank)
+      throw_error("broadcast_in_dim target broadcast shape must have equal or higher rank to the operand shape; got "
+                  "operand ndim ", rank, " and target broadcast ndim ", shape.rank(), ".");
+    for (auto d : dims)
+      if (d >= shape.rank())
+        throw_error("broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got ", dims_tuple,
+                    " for operand ndim ", rank, " and shape ", shape, ".");
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      auto const in = x.shape()[i];
+      if (in != 1 && in != shape[static_cast<std::size_t>(dims[i])])
+        throw_error("broadcast_in_dim operand dimension sizes must either be 1, or be equal to their corresponding "
+                    "dimensions in the target broadcast shape; got operand of shape ", x.shape(),
+                    ", target broadcast shape ", shape, ", broadcast_dimensions ", dims_tuple, " ");
+    }
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      for (std::size_t j = i + 1; j < dims.size(); ++j)
+        if (dims[i] == dims[j])
+          throw_error("broadcast_in_dim broadcast_dimensions must not contain duplicates, got broadcast_dimensions ",
+                      dims_tuple);
+    return shape;
+  }
+
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
+    Strides strides(out_shape.size(), 0);
+    for (std::size_t i = 0; i < p.broadcast_dimensions.size(); ++i) {
+      auto const d = static_cast<std::size_t>(p.broadcast_dimensions[i]);
+      if (x.shape()[i] == out_shape[d]) strides[d] = x.strides()[i];
+    }
+    return detail::view(x, std::move(out_shape), std::move(strides), detail::offset_of(x));
+  }
+};
+
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::lax {
+
+/// lax.broadcast_in_dim: operand dimension i becomes result dimension
+/// broadcast_dimensions[i]; every other result dimension repeats it.
+template <Element T>
+Array<T> broadcast_in_dim(Array<T> const& x, Shape const& shape, Axes const& broadcast_dimensions) {
+  return detail::bind<primitives::broadcast_in_dim_p>({shape, broadcast_dimensions}, x);
+}
+
+/// lax.expand_dims: insert size-1 dimensions at `dimensions` (positions in
+/// the result; negative counts from the result's end).
+template <Element T>
+Array<T> expand_dims(Array<T> const& x, Axes const& dimensions) {
+  auto repeated = [](Axes const& dims) {
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      for (std::size_t j = i + 1; j < dims.size(); ++j)
+        if (dims[i] == dims[j])
+          throw Error("repeated axis in lax.expand_dims: " + to_string(Shape(dims.begin(), dims.end())));
+  };
+  repeated(dimensions);
+  auto const out_rank = x.ndim() + static_cast<std::int64_t>(dimensions.size());
+  Axes dims;
+  for (auto d : dimensions) dims.push_back(detail::normalize_axis(d, out_rank, "expand_dims"));
+  repeated(dims);  // again after normalizing: -1 and out_rank - 1 are the same axis
+  Shape shape;
+  Axes kept;
+  for (std::int64_t i = 0, next = 0; i < out_rank; ++i) {
+    if (std::find(dims.begin(), dims.end(), i) != dims.end()) {
+      shape.push_back(1);
+    } else {
+      shape.push_back(x.shape()[static_cast<std::size_t>(next++)]);
+      kept.push_back(i);
+    }
+  }
+  return broadcast_in_dim(x, shape, kept);
+}
+
+}  // namespace jaxcc::lax

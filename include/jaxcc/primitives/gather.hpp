@@ -1,0 +1,141 @@
+// gather along one axis: out[o..., j..., q...] = x[o..., indices[j...], q...],
+// the gather behind jnp.take. Out-of-range indices are filled ("fill"),
+// clamped ("clip") or taken modulo the axis size ("wrap").
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/slice.hpp"
+
+namespace jaxcc::detail {
+
+/// The element offset, in a strided view's buffer, of each position of the
+/// view in row-major order.
+inline std::vector<std::int64_t> element_offsets(Shape const& shape, Strides const& strides) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(shape.numel()));
+  auto layout = merge_dimensions<2>(shape, {strides, contiguous_strides(shape)});
+  for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& step) {
+    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(off[1] + i * step[1])] = off[0] + i * step[0];
+  });
+  return out;
+}
+
+/// lax.gather's default fill for out-of-range indices: NaN for floats, the
+/// most negative value for signed integers, true for bool. A given value must
+/// be representable in T.
+template <Element T>
+T gather_fill_value(std::optional<double> const& given) {
+  if (!given) {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::quiet_NaN();
+    else if constexpr (std::same_as<T, bool>) return true;
+    else return std::numeric_limits<T>::min();
+  }
+  auto const v = *given;
+  if constexpr (std::is_integral_v<T> && !std::same_as<T, bool>) {
+    if (!(v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+          v <= static_cast<double>(std::numeric_limits<T>::max()))) {
+      std::ostringstream os;
+      os << "take: fill_value " << v << " is not representable in " << dtype_of<T>;
+      throw Error(os.str());
+    }
+  }
+  return static_cast<T>(v);
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::primitives {
+
+struct gather_p {
+  static constexpr std::string_view name = "gather";
+  enum class Mode { fill, clip, wrap };
+  struct Params {
+    std::int64_t axis;                 // non-negative
+    Mode mode;
+    std::optional<double> fill_value;  // for Mode::fill; none: the dtype's default
+  };
+
+  template <Element T, IndexElement I>
+  static Shape shape_rule(Params const& p, Array<T> const& x, Array<I> const& indices) {
+    auto const axis = detail::normalize_axis(p.axis, x.ndim(), "take");
+    if (x.shape()[static_cast<std::size_t>(axis)] == 0 && indices.size() != 0)
+      throw Error("Cannot do a non-empty jnp.take() from an empty axis.");
+    Shape out;
+    for (std::int64_t d = 0; d < axis; ++d) out.push_back(x.shape()[static_cast<std::size_t>(d)]);
+    for (auto d : indices.shape()) out.push_back(d);
+    for (auto d = axis + 1; d < x.ndim(); ++d) out.push_back(x.shape()[static_cast<std::size_t>(d)]);
+    return out;
+  }
+
+  template <Element T, IndexElement I>
+  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x, Array<I> const& indices) {
+    auto allocation = detail::allocate<T>(std::move(out_shape));
+    auto const& out = allocation.first;
+    T* const data = allocation.second;  // a plain variable: the lambda below captures it
+    if (out.size() == 0) return out;
+    auto const axis = static_cast<std::size_t>(p.axis);
+    auto const n = x.shape()[axis];
+    auto const axis_stride = x.strides()[axis];
+    T const fill = p.mode == Mode::fill ? detail::gather_fill_value<T>(p.fill_value) : T{};
+
+    // Where each index reads along the axis, or `missing` to fill.
+    constexpr auto missing = std::numeric_limits<std::int64_t>::min();
+    auto const idx = indices.to_vector();
+    std::vector<std::int64_t> along(idx.size());
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      std::int64_t i = idx[j];
+      if (p.mode == Mode::clip) i = std::clamp<std::int64_t>(i, 0, n - 1);
+      else if (p.mode == Mode::wrap) i = (i % n + n) % n;
+      along[j] = (i >= 0 && i < n) ? i * axis_stride : missing;
+    }
+
+    auto dims_range = [&](std::size_t first, std::size_t last) {
+      Shape shape(x.shape().begin() + first, x.shape().begin() + last);
+      Strides strides(x.strides().begin() + first, x.strides().begin() + last);
+      return std::pair{shape, strides};
+    };
+    auto const [outer_shape, outer_strides] = dims_range(0, axis);
+    auto const [inner_shape, inner_strides] = dims_range(axis + 1, x.shape().size());
+    auto const outer = detail::element_offsets(outer_shape, outer_strides);
+    // The inner block is read with one stride when its dimensions merge,
+    // else through a table of offsets.
+    auto const inner_layout = detail::merge_dimensions<1>(inner_shape, {inner_strides});
+    bool const inner_uniform = inner_layout.shape.size() == 1;
+    auto const inner_step = inner_layout.strides[0][0];
+    auto const inner =
+        inner_uniform ? std::vector<std::int64_t>{} : detail::element_offsets(inner_shape, inner_strides);
+    auto const inner_size = inner_shape.numel();
+    auto const m = static_cast<std::int64_t>(along.size());
+    T const* in = x.data();
+
+    // One row per (outer position, index): inner_size contiguous outputs.
+    detail::parallel_chunks(static_cast<std::int64_t>(outer.size()) * m, 1, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t r = lo; r < hi; ++r) {
+        T* dst = data + r * inner_size;
+        auto const source = along[static_cast<std::size_t>(r % m)];
+        if (source == missing) {
+          std::fill(dst, dst + inner_size, fill);
+          continue;
+        }
+        T const* src = in + outer[static_cast<std::size_t>(r / m)] + source;
+        if (inner_uniform)
+          for (std::int64_t q = 0; q < inner_size; ++q) dst[q] = src[q * inner_step];
+        else
+          for (std::int64_t q = 0; q < inner_size; ++q) dst[q] = src[inner[static_cast<std::size_t>(q)]];
+      }
+    });
+    return out;
+  }
+};
+
+}  // namespace jaxcc::primitives

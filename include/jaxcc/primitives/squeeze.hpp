@@ -1,0 +1,69 @@
+// squeeze: drop size-1 dimensions. Always a view (the dropped dimensions'
+// strides are simply forgotten).
+#pragma once
+
+#include <algorithm>
+#include <sstream>
+#include <string_view>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/primitives/bind.hpp"
+
+namespace jaxcc::primitives {
+
+struct squeeze_p {
+  static constexpr std::string_view name = "squeeze";
+  struct Params {
+    Axes dimensions;  // non-negative, sorted
+  };
+
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& x) {
+    auto const& dims = p.dimensions;
+    Shape const dims_tuple(dims.begin(), dims.end());
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      for (std::size_t j = i + 1; j < dims.size(); ++j)
+        if (dims[i] == dims[j]) throw Error("dimensions are not unique: " + to_string(dims_tuple));
+    for (auto d : dims)
+      if (d < 0 || d >= x.ndim()) throw Error("dimensions outside range [0, ndim): " + to_string(dims_tuple));
+    for (auto d : dims)
+      if (x.shape()[static_cast<std::size_t>(d)] != 1) {
+        std::ostringstream os;
+        os << "cannot select an axis to squeeze out which has size not equal to one, got shape=" << x.shape()
+           << " and dimensions=" << dims_tuple;
+        throw Error(os.str());
+      }
+    return kept(x.shape(), dims);
+  }
+
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
+    return detail::view(x, std::move(out_shape), kept(x.strides(), p.dimensions), detail::offset_of(x));
+  }
+
+ private:
+  template <class V>
+  static V kept(V const& per_dim, Axes const& dropped) {
+    V out;
+    for (std::size_t i = 0; i < per_dim.size(); ++i)
+      if (std::find(dropped.begin(), dropped.end(), static_cast<std::int64_t>(i)) == dropped.end())
+        out.push_back(per_dim[i]);
+    return out;
+  }
+};
+
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::lax {
+
+/// lax.squeeze: remove the listed size-1 dimensions (negative counts from the end).
+template <Element T>
+Array<T> squeeze(Array<T> const& x, Axes const& dimensions) {
+  Axes dims;
+  for (auto d : dimensions) dims.push_back(detail::normalize_axis(d, x.ndim(), "squeeze"));
+  std::sort(dims.begin(), dims.end());
+  if (dims.empty()) return x;
+  return detail::bind<primitives::squeeze_p>({dims}, x);
+}
+
+}  // namespace jaxcc::lax
