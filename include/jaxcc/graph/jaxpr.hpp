@@ -14,7 +14,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/trace.hpp"
 
 namespace jaxcc::graph {

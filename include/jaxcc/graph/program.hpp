@@ -17,12 +17,6 @@
 
 namespace jaxcc::graph {
 
-struct Program {
-  std::shared_ptr<Trace> trace;
-  std::vector<AnyArray> outputs;  // Vars of `trace`, or constants
-  std::size_t num_arguments = 0;  // trace->inputs: the arguments, then the converted captures
-};
-
 struct Aval {
   DType dtype;
   Shape shape;

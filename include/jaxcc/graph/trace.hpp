@@ -131,6 +131,17 @@ class Trace {
 
 }  // namespace jaxcc::graph
 
+namespace jaxcc::graph {
+
+/// A traced function closed over its constants (graph/program.hpp).
+struct Program {
+  std::shared_ptr<Trace> trace;
+  std::vector<AnyArray> outputs;  // Vars of `trace`, or constants
+  std::size_t num_arguments = 0;  // trace->inputs: the arguments, then the converted captures
+};
+
+}  // namespace jaxcc::graph
+
 namespace jaxcc::detail {
 inline std::vector<graph::Trace*>& trace_stack() {
   thread_local std::vector<graph::Trace*> stack;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sstream>
+#include <string>
 #include <string_view>
 
 #include "jaxcc/core/array.hpp"
@@ -46,6 +47,17 @@ struct reshape_p {
       throw Error(os.str());
     }
     return out;
+  }
+
+  static std::string params_string(Params const& p) { return "dimensions=None new_sizes=" + to_string(p.new_sizes); }
+
+  template <Element T>
+  static Array<T> jvp(Params const&, Array<T> const& out, Array<T> const&, Array<T> const& t) {
+    return lax::reshape(t, out.shape());
+  }
+  template <Element T>
+  static Array<T> vjp(Params const&, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+    return lax::reshape(ct, x.shape());
   }
 
   template <Element T>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <sstream>
+#include <string>
 #include <string_view>
 
 #include "jaxcc/core/array.hpp"
@@ -34,6 +35,22 @@ struct transpose_p {
     Shape out;
     for (auto a : p.permutation) out.push_back(x.shape()[static_cast<std::size_t>(a)]);
     return out;
+  }
+
+  static std::string params_string(Params const& p) {
+    return "permutation=" + to_string(Shape(p.permutation.begin(), p.permutation.end()));
+  }
+
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return lax::transpose(t, p.permutation);
+  }
+  /// The cotangent goes back through the inverse permutation.
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const&) {
+    Axes inverse(p.permutation.size(), 0);
+    for (std::size_t i = 0; i < p.permutation.size(); ++i) inverse[static_cast<std::size_t>(p.permutation[i])] = static_cast<std::int64_t>(i);
+    return lax::transpose(ct, inverse);
   }
 
   template <Element T>

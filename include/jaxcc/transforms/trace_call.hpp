@@ -98,8 +98,8 @@ class FlatCall {
 
   std::vector<AnyArray> operator()(std::vector<AnyArray> const& leaves) const {
     std::size_t next = 0;
-    auto out = std::apply(
-        [&](auto const&... a) { return materialized(f_(with_array_leaves(a, leaves, next)...)); }, args_);
+    auto const args = std::apply([&](auto const&... a) { return std::tuple{with_array_leaves(a, leaves, next)...}; }, args_);
+    auto out = materialized(std::apply(f_, args));
     auto flat = array_leaves(out);
     *out_ = std::move(out);
     return flat;
@@ -146,9 +146,12 @@ auto trace_call(std::index_sequence<Diff...>, F const& f, Args const&... args) {
       if constexpr (((I == Diff) || ...)) return traced_copy(*trace, arg);
       else return arg;
     };
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return materialized(f(wrap(std::integral_constant<std::size_t, I>{}, args)...));
+    // Braced initialization runs left to right, so inputs are made in order
+    // (function arguments would be evaluated in an unspecified order).
+    auto wrapped = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple{wrap(std::integral_constant<std::size_t, I>{}, args)...};
     }(std::index_sequence_for<Args...>{});
+    return materialized(std::apply(f, wrapped));
   };
   auto out = call();
   return TracedCall<decltype(out)>{std::move(trace), std::move(out)};

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "jaxcc/graph/interpret.hpp"
+#include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 
