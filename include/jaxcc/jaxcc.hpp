@@ -12,6 +12,8 @@
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/indexing.hpp"
 #include "jaxcc/numpy/layout.hpp"
+#include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/nn/activations.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 #include "jaxcc/tree/flatten.hpp"

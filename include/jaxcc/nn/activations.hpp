@@ -1,0 +1,71 @@
+// jax.nn's activations. relu and sigmoid are elementwise and return fused
+// expressions, so they fuse with what surrounds them. softmax, log_softmax
+// and logsumexp are computed as JAX computes them: the max along the
+// reduced axes is subtracted before exponentiating, so no exp overflows.
+// (JAX wraps that max in stop_gradient; it changes no value.)
+#pragma once
+
+#include <limits>
+#include <type_traits>
+
+#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/primitives/elementwise.hpp"
+#include "jaxcc/primitives/reduce.hpp"
+
+namespace jaxcc::nn {
+
+/// max(x, 0), keeping x's dtype (bool becomes int32, as jnp.maximum(x, 0)).
+template <ArrayLike A>
+auto relu(A const& x) {
+  return numpy::maximum(x, 0);
+}
+
+/// 1 / (1 + exp(-x)), lax.logistic.
+template <ArrayLike A>
+auto sigmoid(A const& x) {
+  static_assert(std::is_floating_point_v<value_type_t<A>>,
+                "nn::sigmoid: logistic accepts floating-point arrays only; convert first, e.g. x.astype<float>()");
+  return fusion::make_expr<primitives::logistic_p>(x);
+}
+
+/// exp(x) / sum(exp(x)) along `axis` (an int, a list, or jaxcc::none for
+/// all). Like JAX: a row of -inf or one holding +inf gives nan.
+template <ArrayLike A>
+Array<float_t<value_type_t<A>>> softmax(A const& x, detail::AxisArg const& axis = -1) {
+  using F = float_t<value_type_t<A>>;
+  Array<F> const a = fusion::cast<F>(x);
+  auto const axes = axis.resolve(a.ndim(), "softmax");
+  // jnp.max(x, axis, initial=-inf, keepdims=True): an empty reduction is -inf.
+  auto const x_max = detail::reduce_over<primitives::reduce_max_p>(a, axes, true);
+  Array<F> const unnormalized = numpy::exp(a - x_max);
+  return unnormalized / detail::reduce_over<primitives::reduce_sum_p>(unnormalized, axes, true);
+}
+
+/// x - log(sum(exp(x))) along `axis`, shifted by the max as JAX does.
+template <ArrayLike A>
+Array<float_t<value_type_t<A>>> log_softmax(A const& x, detail::AxisArg const& axis = -1) {
+  using F = float_t<value_type_t<A>>;
+  Array<F> const a = fusion::cast<F>(x);
+  auto const axes = axis.resolve(a.ndim(), "log_softmax");
+  Array<F> const shifted = a - detail::reduce_over<primitives::reduce_max_p>(a, axes, true);
+  auto const sum_exp = detail::reduce_over<primitives::reduce_sum_p>(Array<F>(numpy::exp(shifted)), axes, true);
+  return shifted - numpy::log(sum_exp);
+}
+
+/// log(sum(exp(x))) over `axis` (all axes by default). A non-finite max
+/// (a row of -inf, an empty row, +inf or nan) shifts by 0 instead, as in
+/// JAX, so a row of -inf gives -inf, +inf gives +inf and nan gives nan.
+template <ArrayLike A>
+Array<float_t<value_type_t<A>>> logsumexp(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false) {
+  using F = float_t<value_type_t<A>>;
+  Array<F> const a = fusion::cast<F>(x);
+  auto const axes = axis.resolve(a.ndim(), "logsumexp");
+  auto const a_max = detail::reduce_over<primitives::reduce_max_p>(a, axes, true);
+  Array<F> const shift = numpy::where(numpy::abs(a_max) < std::numeric_limits<F>::infinity(), a_max, F{0});
+  auto const sum_exp = detail::reduce_over<primitives::reduce_sum_p>(Array<F>(numpy::exp(a - shift)), axes, keepdims);
+  return numpy::log(sum_exp) + (keepdims ? shift : shift.reshape(sum_exp.shape()));
+}
+
+}  // namespace jaxcc::nn
