@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <cmath>
 #include <span>
 #include <string>
@@ -24,25 +23,32 @@ inline std::string python_float_repr(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   char buf[64];
-  auto const end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific).ptr;
-  std::string const sci(buf, end);
+  auto const end = std::to_chars(buf, buf + sizeof buf, std::abs(v), std::chars_format::scientific).ptr;
+  std::string_view const sci(buf, static_cast<std::size_t>(end - buf));
   auto const e = sci.find('e');
-  int exponent = std::stoi(sci.substr(e + 1));
+  int exponent = 0;
+  std::from_chars(sci.data() + e + (sci[e + 1] == '+' ? 2 : 1), sci.data() + sci.size(), exponent);
   std::string digits;
   for (char c : sci.substr(0, e))
-    if (c >= '0' && c <= '9') digits += c;
-  std::string const sign = v < 0 ? "-" : "";
+    if (c != '.') digits.push_back(c);
+  // Appends only: GCC 12 reports false -Wrestrict overlaps for chains of string operator+.
+  std::string out;
+  if (v < 0) out.push_back('-');
   if (exponent < -4 || exponent >= 16) {
-    std::string mantissa = digits.substr(0, 1);
-    if (digits.size() > 1) mantissa += "." + digits.substr(1);
-    char exp_buf[8];
-    std::snprintf(exp_buf, sizeof exp_buf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return sign + mantissa + exp_buf;
+    out.push_back(digits[0]);
+    if (digits.size() > 1) out.append(".").append(digits, 1, std::string::npos);
+    out.push_back('e');
+    out.push_back(exponent < 0 ? '-' : '+');
+    if (std::abs(exponent) < 10) out.push_back('0');
+    out.append(std::to_string(std::abs(exponent)));
+  } else if (exponent < 0) {
+    out.append("0.").append(static_cast<std::size_t>(-exponent - 1), '0').append(digits);
+  } else if (auto const int_len = static_cast<std::size_t>(exponent + 1); digits.size() <= int_len) {
+    out.append(digits).append(int_len - digits.size(), '0').append(".0");
+  } else {
+    out.append(digits, 0, int_len).append(".").append(digits, int_len, std::string::npos);
   }
-  if (exponent < 0) return sign + "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
-  auto const int_len = static_cast<std::size_t>(exponent + 1);
-  if (digits.size() <= int_len) return sign + digits + std::string(int_len - digits.size(), '0') + ".0";
-  return sign + digits.substr(0, int_len) + "." + digits.substr(int_len);
+  return out;
 }
 
 class JaxprWriter {
@@ -76,15 +82,19 @@ class JaxprWriter {
     equations_.emplace_back();
     std::string consts, invars;
     // A concrete one-element constant prints inline as a literal, as JAX's do.
+    auto append = [](std::string& list, std::string const& item) {
+      if (!list.empty()) list += ' ';
+      list += item;
+    };
     for (auto const& c : constants) {
       if (c.value.ndim() == 0 && !var_of(c.value))
         names_[{c.var->trace_id, c.var->id}] = c.value.visit([](auto const& a) {
           return literal(static_cast<double>(a.item()), a.dtype());
         });
       else
-        consts += (consts.empty() ? "" : " ") + binder(*c.var);
+        append(consts, binder(*c.var));
     }
-    for (auto const& v : trace.inputs) invars += (invars.empty() ? "" : " ") + binder(*v);
+    for (auto const& v : trace.inputs) append(invars, binder(*v));
     for (auto const& eq : trace.equations) {
       std::vector<std::string> in;
       for (auto const& v : eq.inputs) in.push_back(name(*v));
@@ -140,13 +150,21 @@ class JaxprWriter {
 
 inline void PrimitiveBase::print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const {
   std::string lhs, rhs(name());
-  for (auto const& v : outputs) lhs += (lhs.empty() ? "" : " ") + w.binder(*v);
+  for (auto const& v : outputs) {
+    if (!lhs.empty()) lhs += ' ';
+    lhs += w.binder(*v);
+  }
   std::string params = params_string();
-  if (auto const* p = subprogram())
-    params = "jaxpr=" + w.program(*p->trace, p->outputs, p->trace->captures) + (params.empty() ? "" : " " + params);
-  if (!params.empty()) rhs += "[" + params + "]";
-  for (auto const& in : inputs) rhs += " " + in;
-  w.emit(lhs + " = " + rhs);
+  if (auto const* p = subprogram()) {
+    std::string program = "jaxpr=";
+    program += w.program(*p->trace, p->outputs, p->trace->captures);
+    if (!params.empty()) program.append(" ").append(params);
+    params = std::move(program);
+  }
+  if (!params.empty()) rhs.append("[").append(params).append("]");
+  for (auto const& in : inputs) rhs.append(" ").append(in);
+  lhs.append(" = ").append(rhs);
+  w.emit(std::move(lhs));
 }
 
 }  // namespace jaxcc::graph

@@ -172,7 +172,7 @@ void check_grads_rec(F const& f, Args const& args, GradCheckOptions const& o, st
     check_jvp(f, args, o, rng, what);
     if constexpr (Order > 1) {
       auto const jvp_of_f = [&f](auto const& primals, auto const& tangents) { return jaxcc::jvp(f, primals, tangents); };
-      check_grads_rec<Order - 1>(jvp_of_f, std::tuple{args, args}, o, rng, "JVP of " + what);
+      check_grads_rec<Order - 1>(jvp_of_f, std::tuple<Args, Args>{args, args}, o, rng, "JVP of " + what);
     }
   }
   if (o.rev) {
@@ -194,7 +194,7 @@ void check_grads_rec(F const& f, Args const& args, GradCheckOptions const& o, st
 template <class F, class... Args>
 void check_grads(F const& f, std::tuple<Args...> const& args, int order, GradCheckOptions const& options = {}) {
   std::mt19937_64 rng(0);
-  auto const concrete = std::apply([](auto const&... a) { return std::tuple{materialized(a)...}; }, args);
+  auto const concrete = std::apply([](auto const&... a) { return std::tuple<decltype(materialized(a))...>{materialized(a)...}; }, args);
   if (order == 1) detail::check_grads_rec<1>(f, concrete, options, rng, "f");
   else if (order == 2) detail::check_grads_rec<2>(f, concrete, options, rng, "f");
   else throw Error("check_grads: order must be 1 or 2, got " + std::to_string(order));

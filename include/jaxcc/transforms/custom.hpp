@@ -108,7 +108,7 @@ class CustomJvpCall final : public CustomCallBase<Call>, public std::enable_shar
     auto args = this->arguments(primals);
     std::size_t next = 0;
     auto tangent_args = std::apply(
-        [&](auto const&... a) { return std::tuple{rebuild_like(a, tangents, next)...}; }, args);
+        [&](auto const&... a) { return std::tuple<std::remove_cvref_t<decltype(a)>...>{rebuild_like(a, tangents, next)...}; }, args);
     auto [out, tangent_out] = rule_(args, tangent_args);
     auto leaves = array_leaves(materialized(tangent_out));
     return {leaves.begin(), leaves.end()};
@@ -117,10 +117,10 @@ class CustomJvpCall final : public CustomCallBase<Call>, public std::enable_shar
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
                                      std::span<AnyArray const>) const override {
     auto args = this->arguments(primals);
-    auto const tangent_map = [&](auto const&... t) { return materialized(rule_(args, std::tuple{t...}).second); };
+    auto const tangent_map = [&](auto const&... t) { return materialized(rule_(args, std::tuple<std::remove_cvref_t<decltype(t)>...>{t...}).second); };
     std::vector<graph::MaybeArray> none;
     std::size_t next = 0;
-    auto zero_tangents = std::apply([&](auto const&... a) { return std::tuple{rebuild_like(a, none, next)...}; }, args);
+    auto zero_tangents = std::apply([&](auto const&... a) { return std::tuple<std::remove_cvref_t<decltype(a)>...>{rebuild_like(a, none, next)...}; }, args);
     auto [out, pullback] = std::apply([&](auto const&... t) { return jaxcc::vjp(tangent_map, t...); }, zero_tangents);
     next = 0;
     auto arg_cts = pullback(rebuild_like(out, cotangents, next));

@@ -96,15 +96,18 @@ auto jacrev(F f, Options...) {
       auto const all = std::forward_as_tuple(args...);
       auto const diff = detail::argnum_sequence<A>();
       auto g = [&]<std::size_t... I>(std::index_sequence<I...> seq) {
-        auto [out, pullback] = vjp(detail::restricted(seq, f, args...), std::get<I>(all)...);
+        // Named, not a structured binding: clang before 16 cannot capture those in lambdas.
+        auto out_and_pullback = vjp(detail::restricted(seq, f, args...), std::get<I>(all)...);
+        auto const& out = out_and_pullback.first;
+        auto const& pullback = out_and_pullback.second;
         static_assert(AnArray<decltype(out)>, "jacrev differentiates functions that return one array");
         using T = typename decltype(out)::value_type;
         using Grads = decltype(pullback(out));
         std::vector<Grads> rows;
         for (std::int64_t i = 0; i < out.size(); ++i) rows.push_back(pullback(detail::basis<T>(out.shape(), i)));
-        auto const like = std::tuple{std::get<I>(all)...};
+        auto const like = std::tuple<std::remove_cvref_t<decltype(std::get<I>(all))>...>{std::get<I>(all)...};
         auto per_arg = [&]<std::size_t... K>(std::index_sequence<K...>) {
-          return std::tuple{[&] {
+          return std::tuple<std::remove_cvref_t<decltype(std::get<K>(like))>...>{[&] {
             std::vector<std::remove_cvref_t<decltype(std::get<K>(like))>> arg_rows;
             for (auto const& r : rows) arg_rows.push_back(std::get<K>(r));
             return detail::stack_rows(std::get<K>(like), arg_rows, out.shape(), false);
@@ -134,7 +137,8 @@ Tree one_hot_tangent(Tree const& like, std::size_t leaf, Shape const& shape, std
 template <std::size_t K, Element T, class Primals>
 auto one_hot_tangents(Primals const& primals, std::size_t leaf, Shape const& shape, std::int64_t j) {
   return [&]<std::size_t... P>(std::index_sequence<P...>) {
-    return std::tuple{one_hot_tangent<P == K, T>(std::get<P>(primals), leaf, shape, j)...};
+    return std::tuple<std::remove_cvref_t<decltype(std::get<P>(primals))>...>{
+        one_hot_tangent<P == K, T>(std::get<P>(primals), leaf, shape, j)...};
   }(std::make_index_sequence<std::tuple_size_v<Primals>>{});
 }
 
@@ -181,9 +185,9 @@ auto jacfwd(F f, Options...) {
       auto const all = std::forward_as_tuple(args...);
       auto g = [&]<std::size_t... I>(std::index_sequence<I...> seq) {
         auto const fn = detail::restricted(seq, f, args...);
-        auto const primals = std::tuple{std::get<I>(all)...};
+        auto const primals = std::tuple<std::remove_cvref_t<decltype(std::get<I>(all))>...>{std::get<I>(all)...};
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
-          return std::tuple{detail::jacfwd_wrt<K>(fn, primals)...};
+          return std::tuple<decltype(detail::jacfwd_wrt<K>(fn, primals))...>{detail::jacfwd_wrt<K>(fn, primals)...};
         }(std::index_sequence_for<decltype(std::get<I>(all))...>{});
       }(detail::argnum_sequence<A>());
       if constexpr (A::single) return std::get<0>(std::move(g));

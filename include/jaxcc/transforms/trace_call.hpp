@@ -46,10 +46,9 @@ auto materialized(Out const& out) {
 template <class Tree>
 std::vector<AnyArray> array_leaves(Tree const& tree) {
   std::vector<AnyArray> out;
-  tree::map(
+  tree::for_each_leaf(
       [&](auto const& leaf) {
         if constexpr (AnArray<std::remove_cvref_t<decltype(leaf)>>) out.emplace_back(leaf);
-        return 0;
       },
       tree);
   return out;
@@ -98,7 +97,7 @@ class FlatCall {
 
   std::vector<AnyArray> operator()(std::vector<AnyArray> const& leaves) const {
     std::size_t next = 0;
-    auto const args = std::apply([&](auto const&... a) { return std::tuple{with_array_leaves(a, leaves, next)...}; }, args_);
+    auto const args = std::apply([&](auto const&... a) { return std::tuple<std::remove_cvref_t<decltype(a)>...>{with_array_leaves(a, leaves, next)...}; }, args_);
     auto out = materialized(std::apply(f_, args));
     auto flat = array_leaves(out);
     *out_ = std::move(out);
@@ -149,7 +148,8 @@ auto trace_call(std::index_sequence<Diff...>, F const& f, Args const&... args) {
     // Braced initialization runs left to right, so inputs are made in order
     // (function arguments would be evaluated in an unspecified order).
     auto wrapped = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple{wrap(std::integral_constant<std::size_t, I>{}, args)...};
+      return std::tuple<decltype(wrap(std::integral_constant<std::size_t, I>{}, args))...>{
+          wrap(std::integral_constant<std::size_t, I>{}, args)...};
     }(std::index_sequence_for<Args...>{});
     return materialized(std::apply(f, wrapped));
   };

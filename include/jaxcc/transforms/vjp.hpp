@@ -157,7 +157,7 @@ auto value_and_grad_at(F const& f, Args const&... args) {
   std::size_t next = 0;
   auto const all = std::forward_as_tuple(args...);
   auto grads = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::tuple{rebuild_like(std::get<I>(all), cts, next)...};
+    return std::tuple<std::remove_cvref_t<decltype(std::get<I>(all))>...>{rebuild_like(std::get<I>(all), cts, next)...};
   }(diff);
   auto g = [&] {
     if constexpr (A::single) return std::get<0>(std::move(grads));
@@ -179,22 +179,21 @@ auto value_and_grad_at(F const& f, Args const&... args) {
 template <class F, detail::DiffOption... Options>
 auto value_and_grad(F f, Options...) {
   using A = typename detail::find_argnums<Options...>::type;
-  constexpr bool aux = detail::has_aux_in<Options...>;
   return [f]<class... Args>(Args const&... args)
     requires ArgnumsWithinArguments<A, sizeof...(Args)>
   {
-    return detail::value_and_grad_at<A, aux>(f, detail::as_argument(args)...);
+    return detail::value_and_grad_at<A, detail::has_aux_in<Options...>>(f, detail::as_argument(args)...);
   };
 }
 
 /// The gradient of a scalar function; `grad(f, argnums<0, 2>, has_aux)`.
 template <class F, detail::DiffOption... Options>
-auto grad(F f, Options... options) {
+auto grad(F f, Options...) {
   using A = typename detail::find_argnums<Options...>::type;
-  constexpr bool aux = detail::has_aux_in<Options...>;
   return [f]<class... Args>(Args const&... args)
     requires ArgnumsWithinArguments<A, sizeof...(Args)>
   {
+    constexpr bool aux = detail::has_aux_in<Options...>;
     auto [value, g] = detail::value_and_grad_at<A, aux>(f, detail::as_argument(args)...);
     if constexpr (aux) return std::pair{std::move(g), std::move(value.second)};
     else return g;

@@ -1,0 +1,214 @@
+// Reverse mode: grad, value_and_grad, vjp. Expected values are worked out by
+// hand (the derivation is in each comment) or checked against forward mode
+// and central differences.
+#include "catch.hpp"
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <jaxcc/jaxcc.hpp>
+#include <jaxcc/testing/catch.hpp>
+
+namespace jnp = jaxcc::numpy;
+using jaxcc::Array;
+using jaxcc::Shape;
+using jaxcc::testing::AllClose;
+
+namespace {
+std::string message_of(auto&& f) {
+  try {
+    f();
+  } catch (jaxcc::Error const& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+// An ordinary function with Array parameters, not a generic lambda.
+Array<float> sin_plus_square(Array<float> x) { return jnp::sum(x * x + jnp::sin(x)); }
+}  // namespace
+
+TEST_CASE("grad of an ordinary function", "[vjp][grad]") {
+  auto x = jnp::array({0.5f, 1.0f, 2.0f});
+  // d/dx sum(x^2 + sin x) = 2x + cos x
+  auto g = jaxcc::grad(sin_plus_square)(x);
+  std::vector<float> expected;
+  for (float v : {0.5f, 1.0f, 2.0f}) expected.push_back(2 * v + std::cos(v));
+  REQUIRE_THAT(g, AllClose(jnp::array(expected, Shape{3}), 1e-6));
+  // The function can live in a std::function too.
+  std::function<Array<float>(Array<float>)> stored = sin_plus_square;
+  REQUIRE_THAT(jaxcc::grad(stored)(x), AllClose(g));
+}
+
+TEST_CASE("higher order: grad of grad of grad", "[vjp][grad]") {
+  auto f = [](Array<double> x) { return Array<double>(x * x * x + jnp::sin(x)); };
+  auto x = jnp::array(0.7);
+  // f' = 3x^2 + cos x, f'' = 6x - sin x, f''' = 6 - cos x
+  REQUIRE(jaxcc::grad(f)(x).item() == Catch::Approx(3 * 0.49 + std::cos(0.7)));
+  REQUIRE(jaxcc::grad(jaxcc::grad(f))(x).item() == Catch::Approx(6 * 0.7 - std::sin(0.7)));
+  REQUIRE(jaxcc::grad(jaxcc::grad(jaxcc::grad(f)))(x).item() == Catch::Approx(6 - std::cos(0.7)));
+}
+
+TEST_CASE("the per-example loss of the vmap tutorial, by hand", "[vjp][grad][seed]") {
+  // loss((w, b), x, y) = sum((w·x + b − y)^2). With w = [[1,2],[3,4]],
+  // b = [0.5, 0.5], x = [1, 1], y = [1, 2]: w·x + b = [3.5, 7.5], r = [2.5, 5.5];
+  // dL/db = 2r = [5, 11]; dL/dw = 2 r x^T = [[5, 5], [11, 11]].
+  auto loss = [](std::tuple<Array<float>, Array<float>> const& params, Array<float> x, Array<float> y) {
+    auto const& [w, b] = params;
+    return jnp::sum(jnp::square(jnp::dot(w, x) + b - y));
+  };
+  auto params = std::tuple{jnp::array({{1.f, 2.f}, {3.f, 4.f}}), jnp::array({0.5f, 0.5f})};
+  auto [dw, db] = jaxcc::grad(loss)(params, jnp::array({1.f, 1.f}), jnp::array({1.f, 2.f}));
+  REQUIRE_THAT(dw, AllClose(jnp::array({{5.f, 5.f}, {11.f, 11.f}})));
+  REQUIRE_THAT(db, AllClose(jnp::array({5.f, 11.f})));
+}
+
+TEST_CASE("argnums and has_aux, in any order", "[vjp][grad]") {
+  auto f = [](Array<double> a, Array<double> b, Array<double> c) {
+    // d/da = b c, d/db = a c, d/dc = a b
+    return Array<double>(a * b * c);
+  };
+  auto a = jnp::array(2.0), b = jnp::array(3.0), c = jnp::array(5.0);
+  REQUIRE(jaxcc::grad(f)(a, b, c).item() == 15.0);
+  auto [ga, gc] = jaxcc::grad(f, jaxcc::argnums<0, 2>)(a, b, c);
+  REQUIRE(ga.item() == 15.0);
+  REQUIRE(gc.item() == 6.0);
+  REQUIRE(jaxcc::grad(f, jaxcc::argnums<1>)(a, b, c).item() == 10.0);
+
+  auto with_aux = [](Array<double> x) { return std::pair{Array<double>(x * x), Array<double>(x + 1.0)}; };
+  auto [g, aux] = jaxcc::grad(with_aux, jaxcc::has_aux)(jnp::array(3.0));
+  REQUIRE(g.item() == 6.0);
+  REQUIRE(aux.item() == 4.0);
+  auto [value_aux, g2] = jaxcc::value_and_grad(with_aux, jaxcc::has_aux, jaxcc::argnums<0>)(jnp::array(3.0));
+  REQUIRE(value_aux.first.item() == 9.0);
+  REQUIRE(value_aux.second.item() == 4.0);
+  REQUIRE(g2.item() == 6.0);
+  auto [value, g3] = jaxcc::value_and_grad(f, jaxcc::argnums<0, 1>)(a, b, c);
+  REQUIRE(value.item() == 30.0);
+  REQUIRE(std::get<1>(g3).item() == 10.0);
+
+  // An argnum past the arguments does not compile (named constraint).
+  STATIC_REQUIRE_FALSE(std::is_invocable_v<decltype(jaxcc::grad(f, jaxcc::argnums<3>)), Array<double>, Array<double>, Array<double>>);
+  STATIC_REQUIRE(std::is_invocable_v<decltype(jaxcc::grad(f, jaxcc::argnums<2>)), Array<double>, Array<double>, Array<double>>);
+}
+
+TEST_CASE("gradients of pytrees keep their structure", "[vjp][grad][tree]") {
+  using Params = std::map<std::string, Array<double>>;
+  auto f = [](Params const& p) { return jnp::sum(p.at("w") * p.at("w")) + jnp::sum(p.at("b")); };
+  Params p{{"w", jnp::array({1.0, -2.0})}, {"b", jnp::array({3.0})}};
+  auto g = jaxcc::grad(f)(p);
+  REQUIRE(g.size() == 2);
+  REQUIRE_THAT(g.at("w"), AllClose(jnp::array({2.0, -4.0})));
+  REQUIRE_THAT(g.at("b"), AllClose(jnp::array({1.0})));
+}
+
+TEST_CASE("shared subexpressions: one node, gradient linear in graph size", "[vjp][grad][dag]") {
+  // x <- x*x*0.1 + sin(x), 64 times; each step is one fused region.
+  auto chain = [](Array<double> x) {
+    for (int i = 0; i < 64; ++i) x = x * x * 0.1 + jnp::sin(x);
+    return x;
+  };
+  auto x0 = jnp::array(0.3);
+  jaxcc::graph::counters().vjp_rules_applied = 0;
+  auto g = jaxcc::grad(chain)(x0);
+  REQUIRE(jaxcc::graph::counters().vjp_rules_applied == 64);  // each equation visited once
+  auto [out, tangent] = jaxcc::jvp(chain, std::tuple{x0}, std::tuple{jnp::array(1.0)});
+  REQUIRE(g.item() == Catch::Approx(tangent.item()).epsilon(1e-12));
+  // And against the chain rule written out by hand.
+  double v = 0.3, d = 1.0;
+  for (int i = 0; i < 64; ++i) {
+    d *= 0.2 * v + std::cos(v);
+    v = v * v * 0.1 + std::sin(v);
+  }
+  REQUIRE(g.item() == Catch::Approx(d).epsilon(1e-10));
+}
+
+TEST_CASE("x*a + x*b and a repeated subexpression differentiate correctly", "[vjp][grad][dag]") {
+  auto x = jnp::array(1.5);
+  REQUIRE(jaxcc::grad([](Array<double> v) { return Array<double>(v * 2.0 + v * 7.0); })(x).item() == 9.0);
+  // sin(x) written twice: d/dx (sin x)^2 computed as s * s' + s' * s.
+  auto twice = [](Array<double> v) {
+    auto s1 = jnp::sin(v);
+    auto s2 = jnp::sin(v);
+    return Array<double>(s1 * s2);
+  };
+  REQUIRE(jaxcc::grad(twice)(x).item() == Catch::Approx(2 * std::sin(1.5) * std::cos(1.5)));
+  // The same Array used many times is one Var.
+  auto reuse = [](Array<double> v) {
+    Array<double> s = jnp::sin(v);
+    return Array<double>(s * s + s);
+  };
+  REQUIRE(jaxcc::grad(reuse)(x).item() == Catch::Approx(2 * std::sin(1.5) * std::cos(1.5) + std::cos(1.5)));
+}
+
+TEST_CASE("vjp returns the value and a pullback per primal", "[vjp]") {
+  auto f = [](Array<float> a, Array<float> b) { return Array<float>(a * b); };
+  auto [out, pullback] = jaxcc::vjp(f, jnp::array({1.f, 2.f}), jnp::array({3.f, 4.f}));
+  REQUIRE_THAT(out, AllClose(jnp::array({3.f, 8.f})));
+  auto [ca, cb] = pullback(jnp::array({1.f, 10.f}));
+  REQUIRE_THAT(ca, AllClose(jnp::array({3.f, 40.f})));
+  REQUIRE_THAT(cb, AllClose(jnp::array({1.f, 20.f})));
+  REQUIRE(message_of([&] { return pullback(jnp::ones<float>({3})); }) ==
+          "vjp: cotangent 0 has type f32[3], but the primal output there has type f32[2]");
+}
+
+TEST_CASE("broadcast operands get their cotangent summed back", "[vjp][broadcast]") {
+  // f(x, b) = sum(x * b) with x (2, 3) and b (3,): df/db = column sums of x.
+  auto f = [](Array<double> x, Array<double> b) { return jnp::sum(x * b); };
+  auto x = jnp::array<double>({{1, 2, 3}, {4, 5, 6}});
+  auto gb = jaxcc::grad(f, jaxcc::argnums<1>)(x, jnp::array({1.0, 1.0, 1.0}));
+  REQUIRE_THAT(gb, AllClose(jnp::array({5.0, 7.0, 9.0})));
+}
+
+TEST_CASE("errors are JAX's", "[vjp][errors]") {
+  auto vector_out = [](Array<float> x) { return Array<float>(x * 2.0f); };
+  REQUIRE(message_of([&] { return jaxcc::grad(vector_out)(jnp::ones<float>({3})); }) ==
+          "Gradient only defined for scalar-output functions. Output had shape: (3,). To get the gradient, reduce "
+          "the output to a scalar with jnp::sum(output), or use jaxcc::jacrev to differentiate a function with a "
+          "non-scalar output.");
+  REQUIRE(message_of([&] { return jaxcc::grad(vector_out)(jnp::ones<float>({1})); }) ==
+          "Gradient only defined for scalar-output functions. Output had shape: (1,). To get the gradient, extract "
+          "the scalar with output.reshape({}), reduce the output to a scalar with jnp::sum(output), or use "
+          "jaxcc::jacrev to differentiate a function with a non-scalar output.");
+  auto int_in = [](Array<std::int32_t> x) { return jnp::sum(x.astype<float>()); };
+  REQUIRE(message_of([&] { return jaxcc::grad(int_in)(jnp::array<std::int32_t>({1, 2})); }) ==
+          "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got "
+          "int32. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.");
+  auto int_out = [](Array<float> x) { return jnp::sum(x).astype<std::int32_t>(); };
+  REQUIRE(message_of([&] { return jaxcc::grad(int_out)(jnp::ones<float>({2})); }) ==
+          "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got int32. For "
+          "differentiation of functions with integer outputs, use jaxcc::vjp directly.");
+}
+
+TEST_CASE("a C++ if on a traced value explains lax::cond", "[vjp][errors]") {
+  auto branchy = [](Array<float> x) {
+    if (jnp::sum(x) > 0.0f) return Array<float>(x * 2.0f);
+    return x;
+  };
+  REQUIRE(message_of([&] { return jaxcc::grad([&](Array<float> x) { return jnp::sum(branchy(x)); })(jnp::ones<float>({2})); }) ==
+          "Attempted boolean conversion of traced array with shape bool[]. A C++ `if` cannot branch on a value being "
+          "traced; use jaxcc::lax::cond to choose between computations, or jnp::where to choose between values.");
+  auto reads = [](Array<float> x) {
+    (void)x.to_vector();
+    return jnp::sum(x);
+  };
+  REQUIRE(message_of([&] { return jaxcc::grad(reads)(jnp::ones<float>({2})); }) ==
+          "Abstract tracer value encountered where concrete value is expected: traced array with shape f32[2]\nThe "
+          "problem arose with `to_vector`, which needs the array's values; under a transform only its shape and "
+          "dtype are known.");
+}
+
+TEST_CASE("a leaked tracer is reported when used", "[vjp][errors]") {
+  Array<float> leaked;
+  auto f = [&](Array<float> x) {
+    leaked = x * 2.0f;
+    return jnp::sum(x);
+  };
+  (void)jaxcc::grad(f)(jnp::ones<float>({2}));
+  REQUIRE(message_of([&] { return jaxcc::grad([&](Array<float> y) { return jnp::sum(y + leaked); })(jnp::ones<float>({2})); })
+              .starts_with("Encountered an unexpected tracer. A function transformed by jaxcc had a side effect, "
+                           "allowing for a reference to an intermediate value with type f32[2]"));
+}
