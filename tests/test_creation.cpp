@@ -60,6 +60,8 @@ TEST_CASE("zeros, ones, full and their _like forms", "[creation]") {
   REQUIRE(jnp::full<double>({2}, 7.5).to_vector() == std::vector<double>{7.5, 7.5});
   REQUIRE(jnp::full<bool>({2}, 1).to_vector() == std::vector<bool>{true, true});
   REQUIRE(jnp::zeros<float>(Shape{}).shape() == Shape{});
+  REQUIRE(jnp::zeros<float>({}).shape() == Shape{});  // like jnp.zeros(()), not a length 0
+  REQUIRE(jnp::full<float>(3, 1.5f).to_vector() == std::vector<float>{1.5f, 1.5f, 1.5f});
   auto like = jnp::full_like(jnp::zeros<std::int64_t>({2, 3}), 9);
   STATIC_REQUIRE(std::is_same_v<decltype(like), Array<std::int64_t>>);
   REQUIRE(like.shape() == Shape{2, 3});

@@ -106,17 +106,19 @@ template <Element T>
 Array<T> ones(Shape shape) {
   return full<T>(std::move(shape), 1);
 }
-template <Element T>
-Array<T> zeros(std::int64_t n) {
-  return zeros<T>(Shape{n});
+// A length for a 1-D array. A template, so that `zeros<float>({})` is the
+// rank-0 Shape{} rather than a value-initialized length 0.
+template <Element T, std::integral N>
+Array<T> zeros(N n) {
+  return zeros<T>(Shape{static_cast<std::int64_t>(n)});
 }
-template <Element T>
-Array<T> ones(std::int64_t n) {
-  return ones<T>(Shape{n});
+template <Element T, std::integral N>
+Array<T> ones(N n) {
+  return ones<T>(Shape{static_cast<std::int64_t>(n)});
 }
-template <Element T, Scalar S>
-Array<T> full(std::int64_t n, S value) {
-  return full<T>(Shape{n}, value);
+template <Element T, std::integral N, Scalar S>
+Array<T> full(N n, S value) {
+  return full<T>(Shape{static_cast<std::int64_t>(n)}, value);
 }
 template <ArrayLike A>
 auto zeros_like(A const& a) {
