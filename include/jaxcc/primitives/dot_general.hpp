@@ -1,0 +1,298 @@
+// dot_general: the one contraction primitive (lax.dot_general). The output
+// holds the batch dims, then lhs's free dims, then rhs's free dims. Each
+// batch is one GEMM that Eigen runs straight over jaxcc's buffers through
+// Eigen::Map; an operand is copied only when its dims can't be read as a
+// strided matrix (rows or columns unit-stride).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <omp.h>
+#include <Eigen/Core>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/bind.hpp"
+
+namespace jaxcc::detail {
+
+/// Axes as JAX prints a tuple of ints: `(0, 2)`, `(1,)`, `()`.
+inline std::string axes_string(Axes const& axes) { return to_string(Shape(axes.begin(), axes.end())); }
+
+/// Axes as Python prints a list of ints: `[1, 2]`.
+inline std::string axes_list_string(Axes const& axes) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(axes[i]);
+  }
+  return s + ']';
+}
+
+/// `x` (any ArrayLike, any dtype) as an Array of element type T.
+template <Element T, ArrayLike A>
+Array<T> array_as(A const& x) {
+  return fusion::cast<T>(x);
+}
+
+/// Size and stride of `axes` of a strided layout read as one dimension
+/// (row-major over the axes in the order given); nullopt when they can't be.
+inline std::optional<std::pair<std::int64_t, std::int64_t>> merge_axes(Shape const& shape, Strides const& strides,
+                                                                       Axes const& axes) {
+  std::int64_t size = 1, stride = 1;
+  bool seen = false;
+  for (auto it = axes.end(); it != axes.begin();) {
+    auto const d = static_cast<std::size_t>(*--it);
+    if (shape[d] == 0) return std::pair<std::int64_t, std::int64_t>{0, 1};
+    if (shape[d] == 1) continue;
+    if (!seen) stride = strides[d];
+    else if (strides[d] != stride * size) return std::nullopt;
+    seen = true;
+    size *= shape[d];
+  }
+  return std::pair{size, stride};
+}
+
+/// One operand of a batched product read as a stack of matrices: each batch
+/// index has its own offset; rows and cols are merged dims with one stride.
+template <Element T>
+struct MatrixStack {
+  Array<T> owner;  // the operand, or the copy the matrices are read from
+  Shape batch_sizes;
+  Strides batch_strides;
+  std::int64_t rows = 0, cols = 0, row_stride = 0, col_stride = 0;
+
+  bool row_major() const { return cols <= 1 || col_stride == 1; }
+  bool col_major() const { return rows <= 1 || row_stride == 1; }
+
+  T const* matrix(std::int64_t batch) const {
+    std::int64_t offset = 0;
+    for (auto d = batch_sizes.size(); d-- > 0;) {
+      offset += (batch % batch_sizes[d]) * batch_strides[d];
+      batch /= batch_sizes[d];
+    }
+    return owner.data() + offset;
+  }
+};
+
+/// `x` read as matrices whose rows are `row_axes` and columns `col_axes`,
+/// one per index of `batch_axes`. Zero-copy when the rows or the columns are
+/// unit-stride (Eigen maps it row- or column-major); else the operand is
+/// copied once, in (batch, rows, cols) order.
+template <Element T>
+MatrixStack<T> matrix_stack(Array<T> const& x, Axes const& batch_axes, Axes const& row_axes, Axes const& col_axes) {
+  MatrixStack<T> m;
+  auto const& shape = x.shape();
+  for (auto a : batch_axes) {
+    m.batch_sizes.push_back(shape[static_cast<std::size_t>(a)]);
+    m.batch_strides.push_back(x.strides()[static_cast<std::size_t>(a)]);
+  }
+  auto rows = merge_axes(shape, x.strides(), row_axes);
+  auto cols = merge_axes(shape, x.strides(), col_axes);
+  if (rows && cols && rows->second >= 0 && cols->second >= 0) {
+    m.owner = x;
+    std::tie(m.rows, m.row_stride) = *rows;
+    std::tie(m.cols, m.col_stride) = *cols;
+    if (m.row_major() || m.col_major()) return m;
+  }
+  // Copy the permuted view; every group of its dims then merges.
+  Shape permuted_shape;
+  Strides permuted_strides;
+  for (auto const* group : {&batch_axes, &row_axes, &col_axes})
+    for (auto a : *group) {
+      permuted_shape.push_back(shape[static_cast<std::size_t>(a)]);
+      permuted_strides.push_back(x.strides()[static_cast<std::size_t>(a)]);
+    }
+  auto dense = contiguous(view(x, permuted_shape, std::move(permuted_strides), offset_of(x)));
+  auto const nb = batch_axes.size(), nr = row_axes.size();
+  Axes dense_batch, dense_rows, dense_cols;
+  for (std::size_t i = 0; i < permuted_shape.size(); ++i)
+    (i < nb ? dense_batch : i < nb + nr ? dense_rows : dense_cols).push_back(static_cast<std::int64_t>(i));
+  return matrix_stack(dense, dense_batch, dense_rows, dense_cols);
+}
+
+template <class T, int Order>
+using ConstMatrixMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order> const, Eigen::Unaligned,
+                                  Eigen::OuterStride<>>;
+
+/// `out` (rows × cols, row-major, dense) = lhs · rhs for one batch.
+template <class T>
+void gemm(MatrixStack<T> const& lhs, MatrixStack<T> const& rhs, std::int64_t batch, T* out) {
+  Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> result(out, lhs.rows, rhs.cols);
+  auto map = [&]<int Order>(MatrixStack<T> const& m, std::integral_constant<int, Order>) {
+    auto const outer = Order == Eigen::RowMajor ? m.row_stride : m.col_stride;
+    return ConstMatrixMap<T, Order>(m.matrix(batch), m.rows, m.cols, Eigen::OuterStride<>(outer));
+  };
+  using Row = std::integral_constant<int, Eigen::RowMajor>;
+  using Col = std::integral_constant<int, Eigen::ColMajor>;
+  if (lhs.row_major() && rhs.row_major()) result.noalias() = map(lhs, Row{}) * map(rhs, Row{});
+  else if (lhs.row_major()) result.noalias() = map(lhs, Row{}) * map(rhs, Col{});
+  else if (rhs.row_major()) result.noalias() = map(lhs, Col{}) * map(rhs, Row{});
+  else result.noalias() = map(lhs, Col{}) * map(rhs, Col{});
+}
+
+/// Below this many multiply-adds per batch, batches (not rows) are split
+/// over threads: Eigen would run such a GEMM on one thread anyway.
+inline constexpr std::int64_t gemm_parallel_grain = std::int64_t{1} << 21;
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::primitives {
+
+struct dot_general_p {
+  static constexpr std::string_view name = "dot_general";
+  /// lax.dot_general's dimension_numbers: ((lhs_contracting, rhs_contracting),
+  /// (lhs_batch, rhs_batch)), dims paired in order, all nonnegative.
+  struct Params {
+    Axes lhs_contracting, rhs_contracting;
+    Axes lhs_batch = {}, rhs_batch = {};
+  };
+
+  /// As JAX's jaxprs print it: `dimension_numbers=(([1], [0]), ([], []))`.
+  static std::string params_string(Params const& p) {
+    auto const list = detail::axes_list_string;
+    return "dimension_numbers=((" + list(p.lhs_contracting) + ", " + list(p.rhs_contracting) + "), (" +
+           list(p.lhs_batch) + ", " + list(p.rhs_batch) + "))";
+  }
+
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& lhs, Array<T> const& rhs) {
+    using detail::axes_string;
+    auto in_range = [](Axes const& axes, std::int64_t rank) {
+      for (auto a : axes)
+        if (a < 0 || a >= rank) return false;
+      return true;
+    };
+    auto distinct = [](Axes const& axes) {
+      for (std::size_t i = 0; i < axes.size(); ++i)
+        for (std::size_t j = i + 1; j < axes.size(); ++j)
+          if (axes[i] == axes[j]) return false;
+      return true;
+    };
+    auto disjoint = [](Axes const& a, Axes const& b) {
+      for (auto x : a)
+        for (auto y : b)
+          if (x == y) return false;
+      return true;
+    };
+    auto fail = [](std::string const& msg) { throw Error("dot_general requires " + msg); };
+    if (!in_range(p.lhs_contracting, lhs.ndim()) || !in_range(p.lhs_batch, lhs.ndim()))
+      fail("lhs dimension numbers to be nonnegative and less than the number of axes of the lhs value, got lhs_batch of " +
+           axes_string(p.lhs_batch) + " and lhs_contracting of " + axes_string(p.lhs_contracting) +
+           " for lhs of rank " + std::to_string(lhs.ndim()));
+    if (!in_range(p.rhs_contracting, rhs.ndim()) || !in_range(p.rhs_batch, rhs.ndim()))
+      fail("rhs dimension numbers to be nonnegative and less than the number of axes of the rhs value, got rhs_batch of " +
+           axes_string(p.rhs_batch) + " and rhs_contracting of " + axes_string(p.rhs_contracting) +
+           " for rhs of rank " + std::to_string(rhs.ndim()));
+    if (p.lhs_batch.size() != p.rhs_batch.size())
+      fail("equal numbers of lhs_batch and rhs_batch dimensions, got lhs_batch " + axes_string(p.lhs_batch) +
+           " and rhs_batch " + axes_string(p.rhs_batch) + ".");
+    if (!distinct(p.lhs_batch))
+      fail("lhs batch dimensions to be distinct, got lhs_batch " + axes_string(p.lhs_batch) + ".");
+    if (!distinct(p.rhs_batch))
+      fail("rhs batch dimensions to be distinct, got rhs_batch " + axes_string(p.rhs_batch) + ".");
+    if (!distinct(p.lhs_contracting))
+      fail("lhs contracting dimensions to be distinct, got lhs_contracting " + axes_string(p.lhs_contracting) + ".");
+    if (!distinct(p.rhs_contracting))
+      fail("rhs contracting dimensions to be distinct, got rhs_contracting " + axes_string(p.rhs_contracting) + ".");
+    if (!disjoint(p.lhs_batch, p.lhs_contracting))
+      fail("lhs batch dimensions to be disjoint from contracting dimensions, got lhs_batch " +
+           axes_string(p.lhs_batch) + " and lhs_contracting " + axes_string(p.lhs_contracting) + ".");
+    if (!disjoint(p.rhs_batch, p.rhs_contracting))
+      fail("rhs batch dimensions to be disjoint from contracting dimensions, got rhs_batch " +
+           axes_string(p.rhs_batch) + " and rhs_contracting " + axes_string(p.rhs_contracting) + ".");
+    auto sizes = [](Array<T> const& x, Axes const& axes) {
+      Shape s;
+      for (auto a : axes) s.push_back(x.shape()[static_cast<std::size_t>(a)]);
+      return s;
+    };
+    auto const lhs_batch_shape = sizes(lhs, p.lhs_batch), rhs_batch_shape = sizes(rhs, p.rhs_batch);
+    if (!(lhs_batch_shape == rhs_batch_shape))
+      fail("lhs batch dimensions and rhs batch dimensions to have the same shape, got " + to_string(lhs_batch_shape) +
+           " and " + to_string(rhs_batch_shape) + ".");
+    auto const lhs_contracting_shape = sizes(lhs, p.lhs_contracting);
+    auto const rhs_contracting_shape = sizes(rhs, p.rhs_contracting);
+    if (!(lhs_contracting_shape == rhs_contracting_shape))
+      fail("contracting dimensions to have the same shape, got " + to_string(lhs_contracting_shape) + " and " +
+           to_string(rhs_contracting_shape) + ".");
+    Shape out = lhs_batch_shape;
+    for (auto d : free_axes(lhs.ndim(), p.lhs_batch, p.lhs_contracting)) out.push_back(lhs.shape()[static_cast<std::size_t>(d)]);
+    for (auto d : free_axes(rhs.ndim(), p.rhs_batch, p.rhs_contracting)) out.push_back(rhs.shape()[static_cast<std::size_t>(d)]);
+    return out;
+  }
+
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& lhs, Array<T> const& rhs) {
+    if constexpr (std::same_as<T, bool>) {
+      // Logical or of ands: count the true products in int32, then test > 0.
+      auto const counts = impl(p, std::move(out_shape), lhs.template astype<std::int32_t>(), rhs.template astype<std::int32_t>());
+      return counts.template astype<bool>();
+    } else {
+      auto allocated = detail::allocate<T>(std::move(out_shape));
+      auto const& out = allocated.first;
+      T* const dst = allocated.second;  // a plain variable: OpenMP regions can't capture bindings
+      if (out.size() == 0) return out;
+      auto const a = detail::matrix_stack(lhs, p.lhs_batch, free_axes(lhs.ndim(), p.lhs_batch, p.lhs_contracting),
+                                          p.lhs_contracting);
+      auto const b = detail::matrix_stack(rhs, p.rhs_batch, p.rhs_contracting,
+                                          free_axes(rhs.ndim(), p.rhs_batch, p.rhs_contracting));
+      auto const m = a.rows, n = b.cols, k = a.cols;
+      if (k == 0) {
+        std::fill(dst, dst + out.size(), T{0});
+        return out;
+      }
+      auto const batches = a.batch_sizes.numel();
+      auto const per_batch = m * n * k;
+      bool const split_batches = batches > 1 && !omp_in_parallel() && batches * per_batch >= detail::parallel_grain &&
+                                 (batches >= omp_get_max_threads() || per_batch < detail::gemm_parallel_grain);
+      if (split_batches) {
+        // Inside a parallel region Eigen runs each GEMM on the calling thread.
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n);
+      } else {
+        for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n);
+      }
+      return out;
+    }
+  }
+
+  /// Dims of a rank-`rank` operand that are neither batch nor contracting, in order.
+  static Axes free_axes(std::int64_t rank, Axes const& batch, Axes const& contracting) {
+    Axes out;
+    for (std::int64_t d = 0; d < rank; ++d) {
+      bool used = false;
+      for (auto a : batch) used = used || a == d;
+      for (auto a : contracting) used = used || a == d;
+      if (!used) out.push_back(d);
+    }
+    return out;
+  }
+};
+
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::lax {
+
+/// lax.dot_general's dimension numbers: `{lhs_contracting, rhs_contracting,
+/// lhs_batch, rhs_batch}`, e.g. `{{2}, {1}, {0}, {0}}` for a batched matmul.
+using DotDimensionNumbers = primitives::dot_general_p::Params;
+
+/// lax.dot_general: contract `lhs` and `rhs` over paired contracting dims,
+/// batched over paired batch dims. Operands are promoted to a common dtype.
+template <ArrayLike A, ArrayLike B>
+Array<promote_t<value_type_t<A>, value_type_t<B>>> dot_general(A const& lhs, B const& rhs,
+                                                               DotDimensionNumbers const& dimension_numbers) {
+  using T = promote_t<value_type_t<A>, value_type_t<B>>;
+  return detail::bind<primitives::dot_general_p>(dimension_numbers, detail::array_as<T>(lhs),
+                                                 detail::array_as<T>(rhs));
+}
+
+}  // namespace jaxcc::lax
