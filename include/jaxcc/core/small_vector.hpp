@@ -80,6 +80,14 @@ class SmallVector {
     std::rotate(begin() + at, end() - 1, end());
     return begin() + at;
   }
+  template <std::input_iterator It>
+  iterator insert(const_iterator pos, It first, It last) {
+    auto const at = static_cast<size_type>(pos - begin());
+    auto const old_size = size_;
+    for (; first != last; ++first) push_back(static_cast<T>(*first));
+    std::rotate(begin() + at, begin() + old_size, end());
+    return begin() + at;
+  }
   iterator erase(const_iterator pos) {
     auto const at = static_cast<size_type>(pos - begin());
     std::copy(begin() + at + 1, end(), begin() + at);

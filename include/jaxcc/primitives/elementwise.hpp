@@ -178,7 +178,9 @@ struct select_p {
   /// lax.select_n takes the false case first: where(c, x, y) is select_n c y x.
   static constexpr std::array<int, 3> print_order{0, 2, 1};
   template <class T> using result = T;
-  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
+  // Float lanes only: xsimd 8's AVX-512BW select on integer batches does not
+  // compile without optimization.
+  template <class L> static constexpr bool simd_for = detail::is_float<L>;
   template <class T> static T scalar(bool c, T a, T b) { return c ? a : b; }
   template <class M, class B> static B simd(M const& c, B const& a, B const& b) { return xsimd::select(c, a, b); }
   template <class C, class A, class B, class DC, class DA, class DB>
@@ -219,9 +221,10 @@ auto balanced_eq(X const& x, Z const& z, Y const& y) {
 
 // NaN-propagating, as jnp.maximum / jnp.minimum. xsimd's `!=` on AVX-512 is
 // an ordered compare (false for NaN), so the SIMD kernels ask isnan.
-#define JAXCC_MINMAX_OP(type, op_name, cmp)                                                             \
+#define JAXCC_MINMAX_OP(type, op_name, cmp, int_kernel)                                                  \
   struct type {                                                                                         \
     JAXCC_SAME_TYPE_OP(op_name)                                                                         \
+    int_kernel                                                                                          \
     template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;                         \
     template <class T> static T scalar(T a, T b) {                                                      \
       if constexpr (detail::is_float<T>) {                                                              \
@@ -233,8 +236,8 @@ auto balanced_eq(X const& x, Z const& z, Y const& y) {
     template <class B> static B simd(B const& a, B const& b) {                                          \
       if constexpr (std::is_floating_point_v<typename B::value_type>)                                   \
         return xsimd::select(xsimd::isnan(a), a, xsimd::select(xsimd::isnan(b), b, xsimd::select(a cmp b, a, b))); \
-      else                                                                                              \
-        return xsimd::select(a cmp b, a, b);                                                            \
+      else /* integers: no NaN, and no integer select (see select_p) */                                \
+        return simd_int(a, b);                                                                          \
     }                                                                                                   \
     template <class A, class B, class DA, class DB>                                                     \
     static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {                           \
@@ -242,8 +245,12 @@ auto balanced_eq(X const& x, Z const& z, Y const& y) {
       return fusion::t_add(fusion::t_scale(da, balanced_eq(a, out, b)), fusion::t_scale(db, balanced_eq(b, out, a))); \
     }                                                                                                   \
   };
-JAXCC_MINMAX_OP(max_p, "max", >)
-JAXCC_MINMAX_OP(min_p, "min", <)
+#define JAXCC_MINMAX_INT(fn) \
+  template <class B>         \
+  static B simd_int(B const& a, B const& b) { return fn(a, b); }
+JAXCC_MINMAX_OP(max_p, "max", >, JAXCC_MINMAX_INT(xsimd::max))
+JAXCC_MINMAX_OP(min_p, "min", <, JAXCC_MINMAX_INT(xsimd::min))
+#undef JAXCC_MINMAX_INT
 #undef JAXCC_MINMAX_OP
 
 struct log_p;
@@ -284,7 +291,7 @@ struct abs_p {
 };
 struct sign_p {  // sign(0) = 0, sign(nan) = nan
   JAXCC_SAME_TYPE_OP("sign")
-  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
+  template <class L> static constexpr bool simd_for = detail::is_float<L>;  // uses select (see select_p)
   template <class T> static T scalar(T a) {
     if constexpr (std::same_as<T, bool>) return a;
     else return a > 0 ? T(1) : a < 0 ? T(-1) : a;
