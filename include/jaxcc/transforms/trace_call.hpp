@@ -19,6 +19,7 @@
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/tree/flatten.hpp"
 #include "jaxcc/tree/map.hpp"
+#include "jaxcc/tree/reduce.hpp"
 
 namespace jaxcc::detail {
 
