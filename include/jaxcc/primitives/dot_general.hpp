@@ -21,6 +21,7 @@
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/transpose.hpp"
 
 namespace jaxcc::detail {
 
@@ -137,6 +138,18 @@ void gemm(MatrixStack<T> const& lhs, MatrixStack<T> const& rhs, std::int64_t bat
   else if (lhs.row_major()) result.noalias() = map(lhs, Row{}) * map(rhs, Col{});
   else if (rhs.row_major()) result.noalias() = map(lhs, Col{}) * map(rhs, Row{});
   else result.noalias() = map(lhs, Col{}) * map(rhs, Col{});
+}
+
+/// Whether `x` is known to be all zeros without reading more than one
+/// element: a concrete broadcast (every stride 0) of a zero, such as the
+/// symbolic zero tangents that transforms make real.
+template <Element T>
+bool is_zero_broadcast(Array<T> const& x) {
+  if (x.is_traced()) return false;
+  if (x.size() == 0) return true;
+  for (auto s : x.strides())
+    if (s != 0) return false;
+  return x.data()[0] == T{0};
 }
 
 /// Below this many multiply-adds per batch, batches (not rows) are split
@@ -264,6 +277,36 @@ struct dot_general_p {
     }
   }
 
+  /// Bilinear, as JAX's defbilinear: d(a·b) = ta·b + a·tb, each term
+  /// skipped when its tangent is a known zero.
+  template <Element T>
+  static auto jvp(Params const& p, Array<T> const& out, Array<T> const& lhs, Array<T> const& rhs,
+                  Array<T> const& lhs_tangent, Array<T> const& rhs_tangent) {
+    if constexpr (!detail::is_float<T>) {
+      return fusion::Zero<T>{};
+    } else {
+      bool const lhs_zero = detail::is_zero_broadcast(lhs_tangent), rhs_zero = detail::is_zero_broadcast(rhs_tangent);
+      if (lhs_zero && rhs_zero) return detail::zeros_view<T>(out.shape());
+      if (lhs_zero) return detail::bind<dot_general_p>(p, lhs, rhs_tangent);
+      if (rhs_zero) return detail::bind<dot_general_p>(p, lhs_tangent, rhs);
+      return Array<T>(detail::bind<dot_general_p>(p, lhs_tangent, rhs) + detail::bind<dot_general_p>(p, lhs, rhs_tangent));
+    }
+  }
+
+  /// JAX's _dot_general_transpose_lhs / _rhs; integer operands take no
+  /// cotangent. Operands and output share one dtype (lax::dot_general
+  /// promotes before binding, and that cast carries the cotangent back).
+  template <Element T>
+  static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& lhs, Array<T> const& rhs) {
+    if constexpr (!detail::is_float<T>) {
+      return std::tuple{graph::NoCotangent{}, graph::NoCotangent{}};
+    } else {
+      return std::tuple{
+          transpose_lhs(ct, lhs.ndim(), rhs, p.lhs_contracting, p.rhs_contracting, p.lhs_batch, p.rhs_batch, false),
+          transpose_lhs(ct, rhs.ndim(), lhs, p.rhs_contracting, p.lhs_contracting, p.rhs_batch, p.lhs_batch, true)};
+    }
+  }
+
   /// Dims of a rank-`rank` operand that are neither batch nor contracting, in order.
   static Axes free_axes(std::int64_t rank, Axes const& batch, Axes const& contracting) {
     Axes out;
@@ -274,6 +317,45 @@ struct dot_general_p {
       if (!used) out.push_back(d);
     }
     return out;
+  }
+
+ private:
+  /// The cotangent of operand x of a product with y, given the output's
+  /// cotangent g: g contracted with y over y's free dims, batched over the
+  /// batch dims, leaves x's batch, free and contracting dims (the latter in
+  /// y's order), then transposed back into x's order. `swapped` when x is
+  /// the rhs, whose free dims come after the other operand's in g.
+  template <Element T>
+  static Array<T> transpose_lhs(Array<T> const& g, std::int64_t x_ndim, Array<T> const& y, Axes const& x_contract,
+                                Axes const& y_contract, Axes const& x_batch, Axes const& y_batch, bool swapped) {
+    auto const x_kept = free_axes(x_ndim, x_batch, x_contract);
+    auto const y_kept = free_axes(y.ndim(), y_batch, y_contract);
+    auto const nbatch = static_cast<std::int64_t>(x_batch.size());
+    auto const y_start = swapped ? nbatch : nbatch + static_cast<std::int64_t>(x_kept.size());
+    Params dims;
+    for (std::int64_t i = 0; i < nbatch; ++i) dims.lhs_batch.push_back(i);
+    for (std::size_t i = 0; i < y_kept.size(); ++i) dims.lhs_contracting.push_back(y_start + static_cast<std::int64_t>(i));
+    dims.rhs_contracting = y_kept;
+    dims.rhs_batch = y_batch;
+    // x's contracting dims in the order y's come out of the product: ascending.
+    Axes by_y(x_contract.size());
+    for (std::size_t i = 0; i < by_y.size(); ++i) by_y[i] = static_cast<std::int64_t>(i);
+    std::sort(by_y.begin(), by_y.end(), [&](auto a, auto b) {
+      return y_contract[static_cast<std::size_t>(a)] < y_contract[static_cast<std::size_t>(b)];
+    });
+    Axes unsorted = x_batch;
+    unsorted.insert(unsorted.end(), x_kept.begin(), x_kept.end());
+    for (auto i : by_y) unsorted.push_back(x_contract[static_cast<std::size_t>(i)]);
+    Axes out_axes(unsorted.size());
+    bool identity = true;
+    for (std::size_t i = 0; i < unsorted.size(); ++i) {
+      out_axes[static_cast<std::size_t>(unsorted[i])] = static_cast<std::int64_t>(i);
+      identity = identity && unsorted[i] == static_cast<std::int64_t>(i);
+    }
+    auto const product = detail::bind<dot_general_p>(dims, g, y);
+    // As lax.transpose: an identity permutation of a concrete array is a no-op.
+    if (identity && !product.is_traced()) return product;
+    return lax::transpose(product, out_axes);
   }
 };
 
