@@ -100,8 +100,9 @@ auto jacrev(F f, Options...) {
         auto out_and_pullback = vjp(detail::restricted(seq, f, args...), std::get<I>(all)...);
         auto const& out = out_and_pullback.first;
         auto const& pullback = out_and_pullback.second;
-        static_assert(AnArray<decltype(out)>, "jacrev differentiates functions that return one array");
-        using T = typename decltype(out)::value_type;
+        using Out = std::remove_cvref_t<decltype(out)>;
+        static_assert(AnArray<Out>, "jacrev differentiates functions that return one array");
+        using T = typename Out::value_type;
         using Grads = decltype(pullback(out));
         std::vector<Grads> rows;
         for (std::int64_t i = 0; i < out.size(); ++i) rows.push_back(pullback(detail::basis<T>(out.shape(), i)));
