@@ -18,6 +18,7 @@
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
+#include "jaxcc/primitives/pad.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/primitives/transpose.hpp"

@@ -2,16 +2,25 @@
 // larger shape and repeat it along the rest. Always a view: broadcast
 // dimensions get stride 0, so nothing is copied. expand_dims is this
 // primitive with size-1 target dimensions, as in JAX.
+//
+// Derivatives as JAX's: the JVP broadcasts the tangent; the VJP sums the
+// cotangent over every dimension the operand was repeated along.
 #pragma once
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/slice.hpp"
+#include "jaxcc/primitives/transpose.hpp"
 
 namespace jaxcc::primitives {
+
+// The VJP's reduction; primitives/reduce.hpp is included at the end, so that
+// it may itself use broadcast_in_dim.
+struct reduce_sum_p;
 
 struct broadcast_in_dim_p {
   static constexpr std::string_view name = "broadcast_in_dim";
@@ -56,6 +65,40 @@ struct broadcast_in_dim_p {
           throw_error("broadcast_in_dim broadcast_dimensions must not contain duplicates, got broadcast_dimensions ",
                       dims_tuple);
     return shape;
+  }
+
+  static std::string params_string(Params const& p) {
+    return "broadcast_dimensions=" + to_string(Shape(p.broadcast_dimensions.begin(), p.broadcast_dimensions.end())) +
+           " shape=" + to_string(p.shape) + " sharding=None";
+  }
+
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return detail::bind<broadcast_in_dim_p>(p, t);
+  }
+  /// JAX's _broadcast_in_dim_transpose_rule: sum over the result dimensions
+  /// that are not an operand dimension of size > 1, then restore the
+  /// operand's size-1 dimensions.
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+    Axes kept, summed;
+    for (std::size_t i = 0; i < p.broadcast_dimensions.size(); ++i)
+      if (x.shape()[i] != 1) kept.push_back(p.broadcast_dimensions[i]);
+    for (std::int64_t d = 0; d < ct.ndim(); ++d)
+      if (std::find(kept.begin(), kept.end(), d) == kept.end()) summed.push_back(d);
+    auto reduced = summed.empty() ? ct : detail::bind<reduce_sum_p>({summed}, ct);
+    if (!std::is_sorted(kept.begin(), kept.end())) {
+      // The reduction leaves the kept dimensions in increasing order; put them
+      // back in the operand's order.
+      Axes order;
+      for (auto k : kept) order.push_back(std::count_if(kept.begin(), kept.end(), [&](auto j) { return j < k; }));
+      reduced = lax::transpose(reduced, order);
+    }
+    if (reduced.shape() == x.shape()) return reduced;
+    Axes positions;  // of the reduced dimensions among the operand's
+    for (std::int64_t i = 0; i < x.ndim(); ++i)
+      if (x.shape()[static_cast<std::size_t>(i)] != 1) positions.push_back(i);
+    return detail::bind<broadcast_in_dim_p>({x.shape(), positions}, reduced);
   }
 
   template <Element T>
@@ -109,3 +152,5 @@ Array<T> expand_dims(Array<T> const& x, Axes const& dimensions) {
 }
 
 }  // namespace jaxcc::lax
+
+#include "jaxcc/primitives/reduce.hpp"

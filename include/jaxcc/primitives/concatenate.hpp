@@ -1,8 +1,11 @@
 // concatenate: join arrays along an existing dimension. Always one new
 // array; each operand (any strides) is written into its window of it.
+// Its JVP concatenates the tangents; its VJP splits the cotangent back into
+// one slice per operand, as JAX's.
 #pragma once
 
 #include <sstream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +45,28 @@ struct concatenate_p {
       out[axis] += x.shape()[axis];
     }
     return out;
+  }
+
+  static std::string params_string(Params const& p) { return "dimension=" + std::to_string(p.dimension); }
+
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, std::vector<Array<T>> const&,
+                      std::vector<Array<T>> const& tangents) {
+    return detail::bind<concatenate_p>(p, tangents);
+  }
+  template <Element T>
+  static std::vector<Array<T>> vjp(Params const& p, Array<T> const& ct, Array<T> const&,
+                                   std::vector<Array<T>> const& operands) {
+    auto const axis = static_cast<std::size_t>(p.dimension);
+    Axes start(ct.shape().size(), 0);
+    Axes limit(ct.shape().begin(), ct.shape().end());
+    std::vector<Array<T>> cts;
+    for (auto const& x : operands) {
+      limit[axis] = start[axis] + x.shape()[axis];
+      cts.push_back(detail::bind<slice_p>({start, limit, {}}, ct));
+      start[axis] = limit[axis];
+    }
+    return cts;
   }
 
   template <Element T>

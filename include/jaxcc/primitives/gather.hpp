@@ -1,14 +1,22 @@
 // gather along one axis: out[o..., j..., q...] = x[o..., indices[j...], q...],
 // the gather behind jnp.take. Out-of-range indices are filled ("fill"),
 // clamped ("clip") or taken modulo the axis size ("wrap").
+//
+// Derivatives as JAX's: the JVP gathers the tangent (filling with 0); the
+// VJP scatter-adds the cotangent into zeros at the same indices
+// (scatter_add_p in primitives/scatter.hpp, whose VJP is this gather), so a
+// repeated index collects the cotangent of every position that read it.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -56,6 +64,8 @@ T gather_fill_value(std::optional<double> const& given) {
 
 namespace jaxcc::primitives {
 
+struct scatter_add_p;  // gather's transpose (primitives/scatter.hpp, included at the end)
+
 struct gather_p {
   static constexpr std::string_view name = "gather";
   enum class Mode { fill, clip, wrap };
@@ -64,6 +74,24 @@ struct gather_p {
     Mode mode;
     std::optional<double> fill_value;  // for Mode::fill; none: the dtype's default
   };
+
+  /// Where index `i` reads along an axis of size n: clamped, wrapped, or
+  /// -1 when it is out of range (filled by gather, dropped by scatter-add).
+  static std::int64_t position(std::int64_t i, std::int64_t n, Mode mode) {
+    if (mode == Mode::clip) i = std::clamp<std::int64_t>(i, 0, n - 1);
+    else if (mode == Mode::wrap) i = (i % n + n) % n;
+    return i >= 0 && i < n ? i : -1;
+  }
+  /// JAX's GatherScatterMode, as printed. jnp.take(mode="wrap") wraps the
+  /// indices before a PROMISE_IN_BOUNDS gather; this gather wraps itself.
+  static std::string mode_string(Mode mode) {
+    switch (mode) {
+      case Mode::fill: return "GatherScatterMode.FILL_OR_DROP";
+      case Mode::clip: return "GatherScatterMode.CLIP";
+      case Mode::wrap: return "GatherScatterMode.WRAP";
+    }
+    return {};
+  }
 
   template <Element T, IndexElement I>
   static Shape shape_rule(Params const& p, Array<T> const& x, Array<I> const& indices) {
@@ -75,6 +103,31 @@ struct gather_p {
     for (auto d : indices.shape()) out.push_back(d);
     for (auto d = axis + 1; d < x.ndim(); ++d) out.push_back(x.shape()[static_cast<std::size_t>(d)]);
     return out;
+  }
+
+  /// JAX's gather params that do not depend on the operands' shapes; the
+  /// axis stands in for its dimension_numbers and slice_sizes.
+  static std::string params_string(Params const& p) {
+    std::string fill = "None";
+    if (p.fill_value) {
+      auto const v = *p.fill_value;
+      // An integral value prints as the Python int JAX's rules pass (the JVP's 0).
+      bool const integral = std::isfinite(v) && std::trunc(v) == v && std::abs(v) < 1e15;
+      fill = integral ? std::to_string(static_cast<long long>(v)) : graph::python_float_repr(v);
+    }
+    return "axis=" + std::to_string(p.axis) + " fill_value=" + fill + " indices_are_sorted=False mode=" +
+           mode_string(p.mode) + " unique_indices=False";
+  }
+
+  template <Element T, IndexElement I>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<I> const& indices, Array<T> const& t,
+                      Array<I> const&) {
+    return detail::bind<gather_p>({p.axis, p.mode, 0.0}, t, indices);
+  }
+  template <Element T, IndexElement I>
+  static std::tuple<Array<T>, graph::NoCotangent> vjp(Params const& p, Array<T> const& ct, Array<T> const&,
+                                                      Array<T> const& x, Array<I> const& indices) {
+    return {detail::bind<scatter_add_p>({p.axis, p.mode}, detail::zeros_view<T>(x.shape()), indices, ct), {}};
   }
 
   template <Element T, IndexElement I>
@@ -93,10 +146,8 @@ struct gather_p {
     auto const idx = indices.to_vector();
     std::vector<std::int64_t> along(idx.size());
     for (std::size_t j = 0; j < idx.size(); ++j) {
-      std::int64_t i = idx[j];
-      if (p.mode == Mode::clip) i = std::clamp<std::int64_t>(i, 0, n - 1);
-      else if (p.mode == Mode::wrap) i = (i % n + n) % n;
-      along[j] = (i >= 0 && i < n) ? i * axis_stride : missing;
+      auto const i = position(idx[j], n, p.mode);
+      along[j] = i >= 0 ? i * axis_stride : missing;
     }
 
     auto dims_range = [&](std::size_t first, std::size_t last) {
@@ -139,3 +190,5 @@ struct gather_p {
 };
 
 }  // namespace jaxcc::primitives
+
+#include "jaxcc/primitives/scatter.hpp"

@@ -1,18 +1,91 @@
-// scatter into the window that integer indices on the leading axes select:
-// the primitive behind `x.at(i, j).set(v)` / `.add(v)` / ... A new array is
-// made; the operand is never written. As in JAX's default scatter mode, an
-// update whose window lies outside the operand is dropped.
+// The scatters. A new array is made; the operand is never written.
+//  - scatter_p: into the window that integer indices on the leading axes
+//    select, the primitive behind `x.at(i, j).set(v)` / `.add(v)` / ... As in
+//    JAX's default scatter mode, an update whose window lies outside the
+//    operand is dropped. One window, so indices are unique, and the
+//    derivatives are JAX's unique-index rules.
+//  - scatter_add_p: add updates at integer indices along one axis, the
+//    transpose of gather_p (primitives/gather.hpp); repeated indices add up.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <span>
 #include <sstream>
+#include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/slice.hpp"
+#include "jaxcc/primitives/squeeze.hpp"
+
+namespace jaxcc::detail {
+
+// How an update combines with the element it lands on. Integers wrap on
+// overflow as in XLA (computed unsigned: no UB); bools add as OR and
+// multiply as AND.
+template <Element T>
+T combine_add(T a, T u) {
+  if constexpr (std::same_as<T, bool>) return a || u;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(u));
+  else return a + u;
+}
+template <Element T>
+T combine_sub(T a, T u) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(u));
+  else return a - u;
+}
+template <Element T>
+T combine_mul(T a, T u) {
+  if constexpr (std::same_as<T, bool>) return a && u;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(u));
+  else return a * u;
+}
+// NaN wins, as lax.min / lax.max.
+template <Element T>
+T combine_min(T a, T u) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(a) || std::isnan(u)) return std::isnan(a) ? a : u;
+  return std::min(a, u);
+}
+template <Element T>
+T combine_max(T a, T u) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(a) || std::isnan(u)) return std::isnan(a) ? a : u;
+  return std::max(a, u);
+}
+
+/// A scatter equation as make_jaxpr prints it: `params` followed by JAX's
+/// update_consts and update_jaxpr, the scalar computation `combine` (JAX's
+/// primitive name; empty for a plain scatter, whose update_jaxpr is None).
+inline void print_scatter(graph::JaxprWriter& w, std::string_view name, std::string const& params,
+                          std::string_view combine, std::span<std::string const> inputs, graph::Var const& out) {
+  auto const lhs = w.binder(out);
+  std::string update_jaxpr = "None";
+  if (!combine.empty()) {
+    auto const scalar = ":" + graph::type_string(out.dtype, Shape{});
+    auto const a = w.fresh_name(), b = w.fresh_name(), c = w.fresh_name();
+    update_jaxpr = "{ lambda ; " + a + scalar + " " + b + scalar + ". let " + c + scalar + " = " + std::string(combine) +
+                   " " + a + " " + b + " in (" + c + ",) }";
+  }
+  auto rhs = std::string(name) + "[" + params + " update_consts=() update_jaxpr=" + update_jaxpr + "]";
+  for (auto const& in : inputs) rhs += " " + in;
+  w.emit(lhs + " = " + rhs);
+}
+
+}  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
 
@@ -44,10 +117,79 @@ struct scatter_p {
     return x.shape();
   }
 
+  /// JAX's primitive for each kind: scatter, scatter-add, scatter-sub, ...
+  static std::string_view display_name(Params const& p) {
+    constexpr std::string_view names[] = {"scatter", "scatter-add", "scatter-sub", "scatter-mul", "scatter-min",
+                                          "scatter-max"};
+    return names[static_cast<int>(p.kind)];
+  }
+  /// JAX's params of an integer-index scatter; the indices, an operand in
+  /// JAX, are static here and print as `indices`.
+  static std::string params_string(Params const& p) {
+    return "indices=" + to_string(Shape(p.indices.begin(), p.indices.end())) +
+           " indices_are_sorted=True mode=GatherScatterMode.FILL_OR_DROP unique_indices=True";
+  }
+  static void print(graph::JaxprWriter& w, Params const& p, std::span<std::string const> inputs,
+                    std::span<graph::VarPtr const> outputs) {
+    constexpr std::string_view combine[] = {"", "add", "sub", "mul", "min", "max"};
+    auto const& out = *outputs[0];
+    auto const k = static_cast<std::int64_t>(p.indices.size());
+    auto const range = [](std::int64_t n) {
+      Shape r;
+      for (std::int64_t i = 0; i < n; ++i) r.push_back(i);
+      return to_string(r);
+    };
+    auto const dimension_numbers = "dimension_numbers=ScatterDimensionNumbers(update_window_dims=" +
+                                   range(out.shape.rank() - k) + ", inserted_window_dims=" + range(k) +
+                                   ", scatter_dims_to_operand_dims=" + range(k) +
+                                   ", operand_batching_dims=(), scatter_indices_batching_dims=())";
+    detail::print_scatter(w, display_name(p), dimension_numbers + " " + params_string(p),
+                          combine[static_cast<int>(p.kind)], inputs, out);
+  }
+
+  /// Tangent of the result: the tangents scattered the same way; for mul,
+  /// min and max the window's tangent follows the product rule or the
+  /// winner (JAX's _scatter_extremal_jvp: a tie shares it equally).
+  template <Element T>
+  static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& u, Array<T> const& tx,
+                  Array<T> const& tu) {
+    if constexpr (!std::is_floating_point_v<T>) {
+      return fusion::Zero<T>{};
+    } else {
+      if (!in_bounds(p, x.shape())) return tx;  // the update was dropped
+      if (p.kind == Kind::multiply) return set_window(p, tx, Array<T>(window(p, tx) * u + window(p, x) * tu));
+      if (p.kind == Kind::min || p.kind == Kind::max) {
+        auto const [operand_coef, update_coef] = extremal_coefficients(p, out, x, u);
+        return set_window(p, tx, Array<T>(window(p, tx) * operand_coef + tu * update_coef));
+      }
+      return detail::bind<scatter_p>(p, tx, tu);  // set, add, subtract: linear
+    }
+  }
+  /// The transpose of that tangent map, for both operands.
+  template <Element T>
+  static auto vjp(Params const& p, Array<T> const& ct, Array<T> const& out, Array<T> const& x, Array<T> const& u) {
+    if constexpr (!std::is_floating_point_v<T>) {
+      return std::tuple<graph::NoCotangent, graph::NoCotangent>{};
+    } else {
+      using Cotangents = std::tuple<Array<T>, Array<T>>;
+      if (!in_bounds(p, x.shape())) return Cotangents{ct, detail::zeros_view<T>(u.shape())};
+      auto const ct_window = window(p, ct);
+      switch (p.kind) {
+        case Kind::set: return Cotangents{set_window(p, ct, detail::zeros_view<T>(u.shape())), ct_window};
+        case Kind::add: return Cotangents{ct, ct_window};
+        case Kind::subtract: return Cotangents{ct, Array<T>(-ct_window)};
+        case Kind::multiply: return Cotangents{detail::bind<scatter_p>(p, ct, u), Array<T>(ct_window * window(p, x))};
+        case Kind::min:
+        case Kind::max: break;
+      }
+      auto const [operand_coef, update_coef] = extremal_coefficients(p, out, x, u);
+      return Cotangents{set_window(p, ct, Array<T>(ct_window * operand_coef)), Array<T>(ct_window * update_coef)};
+    }
+  }
+
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x, Array<T> const& updates) {
-    for (std::size_t d = 0; d < p.indices.size(); ++d)
-      if (p.indices[d] < 0 || p.indices[d] >= x.shape()[d]) return x;  // dropped, as mode="drop"
+    if (!in_bounds(p, x.shape())) return x;  // dropped, as mode="drop"
     if (updates.size() == 0) return x;
     auto const strides = detail::contiguous_strides(out_shape);
     auto [out, data] = detail::allocate<T>(std::move(out_shape));
@@ -60,53 +202,126 @@ struct scatter_p {
     };
     switch (p.kind) {
       case Kind::set: apply([](T, T u) { return u; }); break;
-      case Kind::add: apply([](T a, T u) { return combine_add(a, u); }); break;
+      case Kind::add: apply(detail::combine_add<T>); break;
       case Kind::subtract:
         if constexpr (std::same_as<T, bool>) throw Error("scatter_sub does not accept dtype bool");
-        else apply([](T a, T u) { return combine_sub(a, u); });
+        else apply(detail::combine_sub<T>);
         break;
-      case Kind::multiply: apply([](T a, T u) { return combine_mul(a, u); }); break;
-      case Kind::min: apply([](T a, T u) { return combine_min(a, u); }); break;
-      case Kind::max: apply([](T a, T u) { return combine_max(a, u); }); break;
+      case Kind::multiply: apply(detail::combine_mul<T>); break;
+      case Kind::min: apply(detail::combine_min<T>); break;
+      case Kind::max: apply(detail::combine_max<T>); break;
     }
     return out;
   }
 
  private:
-  // Integers wrap on overflow as in XLA (computed unsigned: no UB); bools
-  // add as OR and multiply as AND.
-  template <Element T>
-  static T combine_add(T a, T u) {
-    if constexpr (std::same_as<T, bool>) return a || u;
-    else if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(u));
-    else return a + u;
+  static bool in_bounds(Params const& p, Shape const& shape) {
+    for (std::size_t d = 0; d < p.indices.size(); ++d)
+      if (p.indices[d] < 0 || p.indices[d] >= shape[d]) return false;
+    return true;
   }
+  /// a[indices...]: the window, a view.
   template <Element T>
-  static T combine_sub(T a, T u) {
-    if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(u));
-    else return a - u;
+  static Array<T> window(Params const& p, Array<T> const& a) {
+    Axes start(a.shape().size(), 0), limit(a.shape().begin(), a.shape().end()), leading;
+    for (std::size_t d = 0; d < p.indices.size(); ++d) {
+      start[d] = p.indices[d];
+      limit[d] = p.indices[d] + 1;
+      leading.push_back(static_cast<std::int64_t>(d));
+    }
+    return lax::squeeze(detail::bind<slice_p>({start, limit, {}}, a), leading);
   }
+  /// a with its window replaced by w.
   template <Element T>
-  static T combine_mul(T a, T u) {
-    if constexpr (std::same_as<T, bool>) return a && u;
-    else if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(u));
-    else return a * u;
+  static Array<T> set_window(Params const& p, Array<T> const& a, Array<T> const& w) {
+    return detail::bind<scatter_p>({p.indices, Kind::set}, a, w);
   }
-  // NaN wins, as lax.min / lax.max.
+  /// The share of the window's derivative that goes to the operand's element
+  /// and to the update: 1 to the one the min/max kept, 1/2 each on a tie,
+  /// none where neither equals the result (NaN).
   template <Element T>
-  static T combine_min(T a, T u) {
-    if constexpr (std::is_floating_point_v<T>)
-      if (std::isnan(a) || std::isnan(u)) return std::isnan(a) ? a : u;
-    return std::min(a, u);
+  static std::pair<Array<T>, Array<T>> extremal_coefficients(Params const& p, Array<T> const& out, Array<T> const& x,
+                                                             Array<T> const& u) {
+    auto const target = window(p, out);
+    Array<bool> const won = u == target;                // JAX's successful_updates
+    Array<bool> const kept = window(p, x) == target;    // JAX's retained_values
+    return {numpy::where(kept, numpy::where(won, T(0.5), T(1)), T(0)),
+            numpy::where(won, numpy::where(kept, T(0.5), T(1)), T(0))};
   }
-  template <Element T>
-  static T combine_max(T a, T u) {
-    if constexpr (std::is_floating_point_v<T>)
-      if (std::isnan(a) || std::isnan(u)) return std::isnan(a) ? a : u;
-    return std::max(a, u);
+};
+
+struct scatter_add_p {
+  static constexpr std::string_view name = "scatter-add";
+  using Mode = gather_p::Mode;
+  struct Params {
+    std::int64_t axis;  // non-negative
+    Mode mode;          // what an out-of-range index does, as gather_p's (fill: dropped)
+  };
+
+  template <Element T, IndexElement I>
+  static Shape shape_rule(Params const& p, Array<T> const& x, Array<I> const& indices, Array<T> const& updates) {
+    auto const axis = static_cast<std::size_t>(detail::normalize_axis(p.axis, x.ndim(), "scatter_add"));
+    Shape expected(x.shape().begin(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis));
+    for (auto d : indices.shape()) expected.push_back(d);
+    for (auto d = axis + 1; d < x.shape().size(); ++d) expected.push_back(x.shape()[d]);
+    if (!(updates.shape() == expected))
+      detail::throw_error("scatter_add: updates of shape ", updates.shape(), " do not match the shape ", expected,
+                          " that indices of shape ", indices.shape(), " select along axis ", p.axis,
+                          " of an operand of shape ", x.shape());
+    return x.shape();
+  }
+
+  static std::string params_string(Params const& p) {
+    return "axis=" + std::to_string(p.axis) + " indices_are_sorted=False mode=" + gather_p::mode_string(p.mode) +
+           " unique_indices=False";
+  }
+  static void print(graph::JaxprWriter& w, Params const& p, std::span<std::string const> inputs,
+                    std::span<graph::VarPtr const> outputs) {
+    detail::print_scatter(w, name, params_string(p), "add", inputs, *outputs[0]);
+  }
+
+  template <Element T, IndexElement I>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<I> const& indices, Array<T> const&,
+                      Array<T> const& tx, Array<I> const&, Array<T> const& tu) {
+    return detail::bind<scatter_add_p>(p, tx, indices, tu);
+  }
+  template <Element T, IndexElement I>
+  static std::tuple<Array<T>, graph::NoCotangent, Array<T>> vjp(Params const& p, Array<T> const& ct, Array<T> const&,
+                                                                Array<T> const&, Array<I> const& indices,
+                                                                Array<T> const&) {
+    return {ct, {}, detail::bind<gather_p>({p.axis, p.mode, 0.0}, ct, indices)};
+  }
+
+  template <Element T, IndexElement I>
+  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x, Array<I> const& indices,
+                       Array<T> const& updates) {
+    auto allocation = detail::allocate<T>(std::move(out_shape));
+    T* const data = allocation.second;  // a plain variable: the lambda below captures it
+    x.copy_to(data);
+    if (updates.size() == 0 || x.size() == 0) return allocation.first;
+    auto const axis = static_cast<std::size_t>(p.axis);
+    auto const n = x.shape()[axis];
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t d = 0; d < axis; ++d) outer *= x.shape()[d];
+    for (auto d = axis + 1; d < x.shape().size(); ++d) inner *= x.shape()[d];
+    auto const idx = indices.to_vector();
+    std::vector<std::int64_t> along(idx.size());
+    for (std::size_t j = 0; j < idx.size(); ++j) along[j] = gather_p::position(idx[j], n, p.mode);
+    auto const dense = detail::contiguous(updates);
+    T const* src = dense.data();
+    auto const m = static_cast<std::int64_t>(along.size());
+    // Each outer position owns its own block of the result: split over those.
+    detail::parallel_chunks(outer, 1, [&](std::int64_t lo, std::int64_t hi) {
+      for (auto o = lo; o < hi; ++o)
+        for (std::int64_t j = 0; j < m; ++j) {
+          auto const i = along[static_cast<std::size_t>(j)];
+          if (i < 0) continue;  // out of range: dropped
+          T* dst = data + (o * n + i) * inner;
+          T const* row = src + (o * m + j) * inner;
+          for (std::int64_t q = 0; q < inner; ++q) dst[q] = detail::combine_add(dst[q], row[q]);
+        }
+    });
+    return allocation.first;
   }
 };
 

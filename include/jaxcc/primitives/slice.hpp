@@ -4,13 +4,22 @@
 // copied); dynamic_update_slice makes a new array. Helpers the layout
 // primitives share live here too: `detail::write_region`, the loop that
 // writes a block into a window of a new array, and `detail::throw_error`.
+//
+// Their derivatives are JAX's: each is linear in its array operands, so a
+// JVP applies the same primitive to the tangents; slice transposes to pad
+// (primitives/pad.hpp), dynamic_slice to a dynamic_update_slice into zeros,
+// and dynamic_update_slice to the pair of those. Start indices take no
+// cotangent.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstdint>
 #include <sstream>
+#include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "jaxcc/bits/strided.hpp"
@@ -69,6 +78,11 @@ void check_scalar_starts(std::vector<Array<I>> const& starts, std::string_view o
 
 namespace primitives {
 
+// Defined below (and pad_p in primitives/pad.hpp, included at the end): the
+// rules of one refer to the other.
+struct pad_p;
+struct dynamic_update_slice_p;
+
 struct slice_p {
   static constexpr std::string_view name = "slice";
   struct Params {
@@ -113,6 +127,30 @@ struct slice_p {
     return out;
   }
 
+  static std::string params_string(Params const& p) {
+    auto const tuple = [](Axes const& a) { return to_string(Shape(a.begin(), a.end())); };
+    return "limit_indices=" + tuple(p.limit_indices) + " start_indices=" + tuple(p.start_indices) +
+           " strides=" + (p.strides.empty() ? std::string("None") : tuple(p.strides));
+  }
+
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return detail::bind<slice_p>(p, t);
+  }
+  /// The cotangent padded with zeros back to the operand's shape; a strided
+  /// slice's cotangent is spread out by interior padding (JAX's rule).
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+    std::vector<std::array<std::int64_t, 3>> config;
+    for (std::size_t d = 0; d < p.start_indices.size(); ++d) {
+      auto const stride = p.strides.empty() ? 1 : p.strides[d];
+      auto const n = ct.shape()[d];
+      auto const real_limit = p.start_indices[d] + (n == 0 ? 0 : 1 + (n - 1) * stride);
+      config.push_back({p.start_indices[d], x.shape()[d] - real_limit, stride - 1});
+    }
+    return detail::bind<pad_p>({std::move(config)}, ct, detail::zeros_view<T>(Shape{}));
+  }
+
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
     auto offset = detail::offset_of(x);
@@ -153,6 +191,20 @@ struct dynamic_slice_p {
     return sizes;
   }
 
+  static std::string params_string(Params const& p) { return "slice_sizes=" + to_string(p.slice_sizes); }
+
+  template <Element T, IndexElement I>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, std::vector<Array<I>> const& start_indices,
+                      Array<T> const& t, std::vector<Array<I>> const&) {
+    return detail::bind<dynamic_slice_p>(p, t, start_indices);
+  }
+  /// The cotangent written into zeros at the (clamped) window.
+  template <Element T, IndexElement I>
+  static std::tuple<Array<T>, graph::NoCotangent> vjp(Params const&, Array<T> const& ct, Array<T> const&,
+                                                      Array<T> const& x, std::vector<Array<I>> const& start_indices) {
+    return {detail::bind<dynamic_update_slice_p>({}, detail::zeros_view<T>(x.shape()), ct, start_indices), {}};
+  }
+
   template <Element T, IndexElement I>
   static Array<T> impl(Params const&, Shape out_shape, Array<T> const& x, std::vector<Array<I>> const& start_indices) {
     auto const starts = detail::clamped_starts(start_indices, x.shape(), out_shape);
@@ -185,6 +237,22 @@ struct dynamic_update_slice_p {
   }
 
   template <Element T, IndexElement I>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const&,
+                      std::vector<Array<I>> const& start_indices, Array<T> const& tx, Array<T> const& tu,
+                      std::vector<Array<I>> const&) {
+    return detail::bind<dynamic_update_slice_p>(p, tx, tu, start_indices);
+  }
+  /// The operand's cotangent is ct with the window zeroed; the update's is
+  /// the window of ct.
+  template <Element T, IndexElement I>
+  static std::tuple<Array<T>, Array<T>, graph::NoCotangent> vjp(Params const& p, Array<T> const& ct, Array<T> const&,
+                                                                Array<T> const&, Array<T> const& update,
+                                                                std::vector<Array<I>> const& start_indices) {
+    return {detail::bind<dynamic_update_slice_p>(p, ct, detail::zeros_view<T>(update.shape()), start_indices),
+            detail::bind<dynamic_slice_p>({update.shape()}, ct, start_indices), {}};
+  }
+
+  template <Element T, IndexElement I>
   static Array<T> impl(Params const&, Shape out_shape, Array<T> const& x, Array<T> const& update,
                        std::vector<Array<I>> const& start_indices) {
     auto const starts = detail::clamped_starts(start_indices, x.shape(), update.shape());
@@ -201,3 +269,5 @@ struct dynamic_update_slice_p {
 
 }  // namespace primitives
 }  // namespace jaxcc
+
+#include "jaxcc/primitives/pad.hpp"

@@ -1,13 +1,16 @@
 // squeeze: drop size-1 dimensions. Always a view (the dropped dimensions'
-// strides are simply forgotten).
+// strides are simply forgotten). Its JVP squeezes the tangent; its VJP puts
+// the dimensions back (expand_dims, a broadcast_in_dim), as JAX's.
 #pragma once
 
 #include <algorithm>
 #include <sstream>
+#include <string>
 #include <string_view>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
 
 namespace jaxcc::primitives {
 
@@ -34,6 +37,22 @@ struct squeeze_p {
         throw Error(os.str());
       }
     return kept(x.shape(), dims);
+  }
+
+  static std::string params_string(Params const& p) {
+    return "dimensions=" + to_string(Shape(p.dimensions.begin(), p.dimensions.end()));
+  }
+
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return detail::bind<squeeze_p>(p, t);
+  }
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+    Axes remaining;
+    for (std::int64_t d = 0; d < x.ndim(); ++d)
+      if (std::find(p.dimensions.begin(), p.dimensions.end(), d) == p.dimensions.end()) remaining.push_back(d);
+    return lax::broadcast_in_dim(ct, x.shape(), remaining);
   }
 
   template <Element T>
