@@ -72,15 +72,18 @@ inline std::vector<AnyArray> run(Program const& p, std::span<AnyArray const> inp
   return out;
 }
 
-/// Output tangents of a program given input tangents.
+/// Output tangents of a program given input tangents; `primal_outputs`, if
+/// given, receives the outputs computed on the way.
 inline std::vector<MaybeArray> program_jvp(Program const& p, std::span<AnyArray const> inputs,
-                                           std::span<MaybeArray const> tangents) {
+                                           std::span<MaybeArray const> tangents,
+                                           std::vector<AnyArray>* primal_outputs = nullptr) {
   auto env = evaluate(*p.trace, inputs);
   auto const t = forward_tangents(*p.trace, env, tangents);
   std::vector<MaybeArray> out;
   for (auto const& o : p.outputs) {
     auto const& var = var_of(o);
     out.push_back(var && var->trace_id == p.trace->id() ? t[var->id] : std::nullopt);
+    if (primal_outputs) primal_outputs->push_back(env.resolve(o));
   }
   return out;
 }

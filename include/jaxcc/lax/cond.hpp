@@ -1,0 +1,283 @@
+// lax::cond: both branches traced once into programs taking the same
+// operands, one equation choosing between them at run time. Its JVP and VJP
+// are conds of the branches' JVPs and VJPs (each recomputing its forward
+// pass); the predicate takes no derivative. lax::select is the elementwise
+// choice.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/lax/control_flow_common.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/transforms/vjp.hpp"
+
+namespace jaxcc::detail {
+
+std::vector<AnyArray> bind_cond(Array<std::int32_t> const& index, std::vector<Body> branches, std::span<AnyArray const> args);
+
+/// The VJP of a program, as a body: inputs are the program's inputs, then
+/// the cotangents of the outputs marked in `nonzero_ct`; outputs are the
+/// inputs' cotangents that are not symbolic zeros or that `instantiate`
+/// asks for (`nonzero_out` says which). Integer inputs take none.
+inline JvpBody vjp_body(graph::Program const& p, std::vector<bool> const& nonzero_ct, std::vector<bool> const& instantiate) {
+  auto const in_avals = input_avals(p);
+  auto const out_avals = output_avals(p);
+  auto arguments = in_avals;
+  for (std::size_t o = 0; o < out_avals.size(); ++o)
+    if (nonzero_ct[o]) arguments.push_back(out_avals[o]);
+  std::vector<bool> nonzero_out(in_avals.size());
+  auto const fn = [&](std::vector<AnyArray> const& args) {
+    std::span<AnyArray const> const inputs(args.data(), in_avals.size());
+    std::vector<graph::MaybeArray> cts(out_avals.size());
+    for (std::size_t o = 0, k = in_avals.size(); o < out_avals.size(); ++o)
+      if (nonzero_ct[o]) cts[o] = args[k++];
+    auto const in_cts = graph::program_vjp(p, inputs, cts);
+    std::vector<AnyArray> result;
+    for (std::size_t i = 0; i < in_avals.size(); ++i) {
+      nonzero_out[i] = is_float_dtype(in_avals[i].dtype) && (in_cts[i].has_value() || instantiate[i]);
+      if (nonzero_out[i]) result.push_back(instantiate_zeros(in_cts[i], in_avals[i]));
+    }
+    return result;
+  };
+  auto body = trace_body(fn, arguments);
+  return {std::move(body), std::move(nonzero_out)};
+}
+
+/// Derived bodies of every branch whose outputs agree: traced once each,
+/// then again where a branch lacks an output (a symbolic zero) that another
+/// has. `derive(branch, instantiate)` returns a JvpBody.
+template <class Derive>
+std::pair<std::vector<Body>, std::vector<bool>> unified_bodies(std::vector<graph::Program> const& branches,
+                                                                std::size_t num_outputs, Derive const& derive) {
+  std::vector<bool> const none(num_outputs, false);
+  std::vector<JvpBody> derived;
+  std::vector<bool> any(num_outputs, false);
+  for (auto const& b : branches) {
+    derived.push_back(derive(b, none));
+    for (std::size_t o = 0; o < num_outputs; ++o) any[o] = any[o] || derived.back().nonzero_out[o];
+  }
+  std::vector<Body> bodies;
+  for (std::size_t k = 0; k < branches.size(); ++k)
+    bodies.push_back(derived[k].nonzero_out == any ? std::move(derived[k].body) : derive(branches[k], any).body);
+  return {std::move(bodies), std::move(any)};
+}
+
+/// The cond primitive: operands the branch index (int32, clamped), the
+/// values the branches close over, then the operands; branches in index
+/// order (false, then true).
+class CondCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<CondCall> {
+ public:
+  explicit CondCall(std::vector<graph::Program> branches) : branches_(std::move(branches)) {}
+  std::string_view name() const override { return "cond"; }
+  std::string params_string() const override { return {}; }
+
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
+    auto const avals = output_avals(branches_[0]);
+    return graph::apply(shared_from_this(), inputs, avals, [&] {
+      auto const last = static_cast<std::int32_t>(branches_.size()) - 1;
+      auto const index = std::clamp(inputs[0].as<std::int32_t>().item(), 0, last);
+      return graph::run(branches_[static_cast<std::size_t>(index)], inputs.subspan(1));
+    });
+  }
+
+  std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
+                                     std::span<AnyArray const> outputs) const override {
+    auto const operands = primals.subspan(1);
+    std::vector<bool> nonzero(operands.size());
+    for (std::size_t k = 0; k < operands.size(); ++k) nonzero[k] = tangents[k + 1] && is_float_dtype(operands[k].dtype());
+    std::vector<graph::MaybeArray> result(outputs.size());
+    if (count_true(nonzero) == 0) return result;
+    std::array const in_groups{operands.size()};
+    std::array const out_groups{outputs.size()};
+    auto [bodies, out_nonzero] = unified_bodies(branches_, outputs.size(), [&](graph::Program const& b, std::vector<bool> const& inst) {
+      return jvp_body(b, in_groups, nonzero, out_groups, inst, false);
+    });
+    std::vector<AnyArray> args(operands.begin(), operands.end());
+    for (std::size_t k = 0; k < operands.size(); ++k)
+      if (nonzero[k]) args.push_back(*tangents[k + 1]);
+    auto const outs = bind_cond(primals[0].as<std::int32_t>(), std::move(bodies), args);
+    for (std::size_t o = 0, k = 0; o < outputs.size(); ++o)
+      if (out_nonzero[o]) result[o] = outs[k++];
+    return result;
+  }
+
+  std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
+                                     std::span<AnyArray const>) const override {
+    auto const operands = primals.subspan(1);
+    std::vector<bool> nonzero_ct(cotangents.size());
+    for (std::size_t o = 0; o < cotangents.size(); ++o)
+      nonzero_ct[o] = cotangents[o] && is_float_dtype(cotangents[o]->dtype());
+    auto [bodies, in_nonzero] = unified_bodies(branches_, operands.size(), [&](graph::Program const& b, std::vector<bool> const& inst) {
+      return vjp_body(b, nonzero_ct, inst);
+    });
+    std::vector<AnyArray> args(operands.begin(), operands.end());
+    for (std::size_t o = 0; o < cotangents.size(); ++o)
+      if (nonzero_ct[o]) args.push_back(*cotangents[o]);
+    auto const outs = bind_cond(primals[0].as<std::int32_t>(), std::move(bodies), args);
+    std::vector<graph::MaybeArray> result(primals.size());  // the index takes none
+    for (std::size_t k = 0, n = 0; k < operands.size(); ++k)
+      if (in_nonzero[k]) result[k + 1] = outs[n++];
+    return result;
+  }
+
+  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
+             std::span<graph::VarPtr const> outputs) const override {
+    print_call(w, "cond", inputs, outputs, [&] {
+      std::vector<std::string> programs;
+      for (auto const& b : branches_) programs.push_back(program_text(w, b));
+      std::string flat = "branches=(";
+      for (std::size_t i = 0; i < programs.size(); ++i) flat.append(i ? " " : "").append(programs[i]);
+      flat += ")";
+      // The parameter sits 6 columns in when the equation's are broken onto lines.
+      if (flat.find('\n') == std::string::npos && flat.size() + 6 <= 80) return std::vector<std::string>{flat};
+      std::string broken = "branches=(";
+      for (auto const& p : programs) broken.append("\n  ").append(indented(p, 2));
+      return std::vector<std::string>{broken + "\n)"};
+    });
+  }
+
+ private:
+  std::vector<graph::Program> branches_;
+};
+
+/// Apply a cond. Each branch's program gets the same inputs: the union of
+/// what the branches close over (one input per closed-over value), then args.
+inline std::vector<AnyArray> bind_cond(Array<std::int32_t> const& index, std::vector<Body> branches,
+                                       std::span<AnyArray const> args) {
+  std::vector<AnyArray> consts;
+  auto const find = [](std::vector<AnyArray> const& in, AnyArray const& x) {
+    return std::find_if(in.begin(), in.end(), [&](AnyArray const& y) { return graph::var_of(y) == graph::var_of(x); });
+  };
+  for (auto const& b : branches)
+    for (auto const& c : b.consts)
+      if (find(consts, c) == consts.end()) consts.push_back(c);
+  std::vector<graph::Program> programs;
+  for (auto& b : branches) {
+    auto& trace = *b.program.trace;
+    std::vector<graph::VarPtr> inputs;
+    for (auto const& c : consts) {
+      auto const it = find(b.consts, c);
+      inputs.push_back(it != b.consts.end() ? trace.inputs[static_cast<std::size_t>(it - b.consts.begin())]
+                                            : trace.new_var(c.dtype(), c.shape()));
+    }
+    inputs.insert(inputs.end(), trace.inputs.begin() + static_cast<std::ptrdiff_t>(b.consts.size()), trace.inputs.end());
+    trace.inputs = std::move(inputs);
+    programs.push_back(std::move(b.program));
+  }
+  std::vector<AnyArray> operands{AnyArray(index)};
+  operands.insert(operands.end(), consts.begin(), consts.end());
+  operands.insert(operands.end(), args.begin(), args.end());
+  auto call = std::make_shared<CondCall const>(std::move(programs));
+  return call->evaluate(operands);
+}
+
+/// The predicate as a rank-0 bool array (numbers compare with 0, as JAX's do).
+template <class Pred>
+Array<bool> cond_predicate(Pred const& pred) {
+  if constexpr (Scalar<Pred>) {
+    return numpy::array(static_cast<bool>(pred));
+  } else {
+    auto const p = as_array(pred);
+    if (p.ndim() != 0) {
+      std::ostringstream os;
+      os << "Pred must be a scalar, got ";
+      if (p.is_traced()) os << "Traced<" << aval_string(graph::aval_of(AnyArray(p))) << ">";
+      else os << p;
+      os << " of shape " << p.shape() << ".";
+      throw Error(os.str());
+    }
+    if constexpr (std::same_as<value_type_t<Pred>, bool>) return p;
+    else return Array<bool>(p != value_type_t<Pred>{0});
+  }
+}
+
+/// JAX's _check_branch_outputs.
+template <class TrueOut, class FalseOut>
+void check_branch_outputs(TrueOut const& true_out, FalseOut const& false_out) {
+  auto const true_def = tree::structure(true_out);
+  auto const false_def = tree::structure(false_out);
+  if (!(true_def == false_def))
+    throw Error("cond branch outputs must have the same pytree structure, but they differ:\n\ntrue_fun output is " +
+                true_def.to_string() + " but false_fun output is " + false_def.to_string() +
+                ".\n\nRevise true_fun and/or false_fun so that they have the same pytree structure.");
+  auto const a = array_leaves(true_out);
+  auto const b = array_leaves(false_out);
+  auto const paths = leaf_paths(true_out);
+  std::vector<std::string> diffs;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto const x = graph::aval_of(a[i]);
+    auto const y = graph::aval_of(b[i]);
+    if (same_type(x, y)) continue;
+    auto const at = paths[i].empty() ? std::string() : " at path " + tree::keystr(paths[i]);
+    diffs.push_back("the output of true_fun" + at + " has type " + aval_string(x) +
+                    " but the corresponding output of false_fun has type " + aval_string(y) + mismatch_extra(x, y));
+  }
+  if (diffs.empty()) return;
+  std::string list;
+  if (diffs.size() == 1) {
+    list = capitalized(diffs[0]) + ".\n";
+  } else {
+    for (std::size_t i = 0; i + 1 < diffs.size(); ++i) list += (i ? "\n  * " : "  * ") + diffs[i] + ";";
+    list += "\n  * " + diffs.back() + ".\n";
+  }
+  throw Error("cond branches must have equal output types but they differ.\n\n" + list +
+              "\nRevise true_fun and/or false_fun so that all output types match.");
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::lax {
+
+/// lax.cond: `true_fun(operands...)` if pred else `false_fun(operands...)`.
+/// pred is a rank-0 bool (or number) Array or a C++ bool. Both branches are
+/// traced, and must return the same pytree structure, shapes and dtypes;
+/// only the chosen one runs.
+template <class Pred, class TrueFun, class FalseFun, class... Operands>
+auto cond(Pred const& pred, TrueFun const& true_fun, FalseFun const& false_fun, Operands const&... operands) {
+  auto const p = detail::cond_predicate(pred);
+  std::tuple<std::remove_cvref_t<decltype(detail::as_argument(operands))>...> const args{detail::as_argument(operands)...};
+  detail::FlatCall<TrueFun, std::remove_cvref_t<decltype(detail::as_argument(operands))>...> on_true(true_fun, args);
+  detail::FlatCall<FalseFun, std::remove_cvref_t<decltype(detail::as_argument(operands))>...> on_false(false_fun, args);
+  auto const leaves = on_true.argument_leaves();
+  auto const avals = detail::avals_of(leaves);
+  auto true_body = detail::trace_body(on_true, avals);
+  auto false_body = detail::trace_body(on_false, avals);
+  auto const true_out = on_true.unflatten_output(true_body.program.outputs);
+  detail::check_branch_outputs(true_out, on_false.unflatten_output(false_body.program.outputs));
+  std::vector<detail::Body> branches;
+  branches.push_back(std::move(false_body));
+  branches.push_back(std::move(true_body));
+  auto const outs = detail::bind_cond(p.template astype<std::int32_t>(), std::move(branches), leaves);
+  return on_true.unflatten_output(outs);
+}
+
+/// lax.select: on_true where pred holds, else on_false, elementwise. The
+/// cases have the same shape; pred has it too, or is a scalar.
+template <ArrayLike P, ArrayLike T, ArrayLike F>
+auto select(P const& pred, T const& on_true, F const& on_false) {
+  static_assert(std::same_as<value_type_t<P>, bool>, "lax::select: pred must be a boolean array");
+  static_assert(std::same_as<value_type_t<T>, value_type_t<F>>,
+                "lax::select: on_true and on_false must have the same dtype");
+  auto const p = as_array(pred);
+  auto const t = as_array(on_true);
+  auto const f = as_array(on_false);
+  if (!(t.shape() == f.shape()))
+    throw Error("select cases must have the same shapes, got [" + to_string(f.shape()) + ", " + to_string(t.shape()) + "].");
+  if (p.ndim() != 0 && !(p.shape() == t.shape()))
+    throw Error("select `which` must be scalar or have the same shape as cases, got `which` shape " + to_string(p.shape()) +
+                " but case shape " + to_string(t.shape()) + ".");
+  return Array<value_type_t<T>>(numpy::where(p, t, f));
+}
+
+}  // namespace jaxcc::lax

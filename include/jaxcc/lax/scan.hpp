@@ -1,0 +1,339 @@
+// lax::scan: a function of (carry, x) -> (carry, y) run over the leading
+// axis of xs, traced once into a program so that a loop of any length is one
+// equation. Its JVP is a scan of the body's JVP (tangents carried beside the
+// primals); its VJP is a scan that stacks the carry entering each step,
+// then a scan in the opposite direction applying the body's VJP per step
+// and summing the cotangents of what the body closes over.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/lax/control_flow_common.hpp"
+#include "jaxcc/transforms/vjp.hpp"
+
+namespace jaxcc::detail {
+
+/// `x[t]` along the leading axis, as a view.
+inline AnyArray leading_index(AnyArray const& x, std::int64_t t) {
+  return x.visit([&](auto const& a) -> AnyArray {
+    auto const& shape = a.shape();
+    auto const& strides = a.strides();
+    return view(a, Shape(shape.begin() + 1, shape.end()), Strides(strides.begin() + 1, strides.end()),
+                offset_of(a) + t * strides[0]);
+  });
+}
+
+/// Per-step values of one type, stacked along a new leading axis as they come.
+class StackedSteps {
+ public:
+  StackedSteps(graph::Aval const& step, std::int64_t length) {
+    Shape shape{length};
+    for (auto d : step.shape) shape.push_back(d);
+    stacked_ = with_element_type(step.dtype, [&]<class T>(std::type_identity<T>) -> AnyArray {
+      auto [out, data] = allocate<T>(shape);
+      data_ = data;
+      return out;
+    });
+    step_size_ = step.shape.numel();
+  }
+  void set(std::int64_t t, AnyArray const& value) {
+    value.visit([&](auto const& v) {
+      using T = typename std::remove_cvref_t<decltype(v)>::value_type;
+      v.copy_to(static_cast<T*>(data_) + t * step_size_);
+    });
+  }
+  AnyArray const& array() const noexcept { return stacked_; }
+
+ private:
+  AnyArray stacked_;
+  void* data_ = nullptr;
+  std::int64_t step_size_ = 0;
+};
+
+struct ScanParams {
+  std::size_t num_consts;
+  std::size_t num_carry;
+  std::int64_t length;
+  bool reverse;
+};
+
+std::vector<AnyArray> bind_scan(Body body, std::size_t num_explicit_consts, std::size_t num_carry, std::int64_t length,
+                                bool reverse, std::span<AnyArray const> args);
+
+/// The scan primitive: operands consts, initial carry, xs; outputs the final
+/// carry, then the stacked ys. The body's inputs are consts, carry, x.
+class ScanCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ScanCall> {
+ public:
+  ScanCall(graph::Program body, ScanParams params) : body_(std::move(body)), params_(params) {}
+  std::string_view name() const override { return "scan"; }
+  std::string params_string() const override { return {}; }
+  graph::Program const* subprogram() const override { return &body_; }
+
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
+    auto avals = output_avals(body_);
+    for (auto i = params_.num_carry; i < avals.size(); ++i) avals[i].shape.insert(avals[i].shape.begin(), params_.length);
+    return graph::apply(shared_from_this(), inputs, avals, [&] { return run_steps(inputs); });
+  }
+
+  std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
+                                     std::span<AnyArray const>) const override {
+    auto const [nc, ncarry, nx, ny] = sizes(primals.size());
+    std::vector<bool> nonzero(primals.size());
+    for (std::size_t i = 0; i < primals.size(); ++i) nonzero[i] = tangents[i] && is_float_dtype(primals[i].dtype());
+    if (count_true(nonzero) == 0) return std::vector<graph::MaybeArray>(ncarry + ny);
+    std::array const in_groups{nc, ncarry, nx};
+    std::array const out_groups{ncarry, ny};
+    auto jvp = loop_jvp_body(body_, in_groups, nonzero, nc, ncarry, out_groups);
+
+    std::vector<AnyArray> args;  // per group: primals, then the tangents
+    for (std::size_t g = 0, start = 0; g < in_groups.size(); start += in_groups[g++]) {
+      args.insert(args.end(), primals.begin() + static_cast<std::ptrdiff_t>(start),
+                  primals.begin() + static_cast<std::ptrdiff_t>(start + in_groups[g]));
+      for (auto i = start; i < start + in_groups[g]; ++i)
+        if (nonzero[i]) args.push_back(instantiate_zeros(tangents[i], primals[i]));
+    }
+    std::vector<bool> const nonzero_consts(nonzero.begin(), nonzero.begin() + static_cast<std::ptrdiff_t>(nc));
+    std::vector<bool> const nonzero_carry(nonzero.begin() + static_cast<std::ptrdiff_t>(nc),
+                                          nonzero.begin() + static_cast<std::ptrdiff_t>(nc + ncarry));
+    auto const outs = bind_scan(std::move(jvp.body), nc + count_true(nonzero_consts), ncarry + count_true(nonzero_carry),
+                                params_.length, params_.reverse, args);
+    // outs: carry, carry tangents, ys, ys tangents.
+    std::vector<graph::MaybeArray> result(ncarry + ny);
+    std::size_t k = ncarry;
+    for (std::size_t i = 0; i < ncarry; ++i)
+      if (nonzero_carry[i]) result[i] = outs[k++];
+    k += ny;
+    for (std::size_t j = 0; j < ny; ++j)
+      if (jvp.nonzero_out[ncarry + j]) result[ncarry + j] = outs[k++];
+    return result;
+  }
+
+  std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
+                                     std::span<AnyArray const>) const override {
+    auto const [nc, ncarry, nx, ny] = sizes(primals.size());
+    auto const step_in = input_avals(body_);
+    auto const step_out = output_avals(body_);
+
+    // 1. The carry entering each step, stacked: a scan whose ys are its carries.
+    auto residual_body = trace_body(
+        [&, ncarry = ncarry, nc = nc](std::vector<AnyArray> const& args) {
+          auto out = graph::run(body_, args);
+          out.resize(ncarry);
+          out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(nc),
+                     args.begin() + static_cast<std::ptrdiff_t>(nc + ncarry));
+          return out;
+        },
+        step_in);
+    auto const residuals = bind_scan(std::move(residual_body), nc, ncarry, params_.length, params_.reverse, primals);
+
+    // 2. The body's VJP per step, in the opposite direction. Its carry holds
+    // the running sums of the consts' cotangents and the carry's cotangent.
+    std::vector<std::size_t> float_consts, float_carry, float_xs, nonzero_ys;
+    for (std::size_t i = 0; i < nc; ++i)
+      if (is_float_dtype(step_in[i].dtype)) float_consts.push_back(i);
+    for (std::size_t i = 0; i < ncarry; ++i)
+      if (is_float_dtype(step_in[nc + i].dtype)) float_carry.push_back(i);
+    for (std::size_t k = 0; k < nx; ++k)
+      if (is_float_dtype(step_in[nc + ncarry + k].dtype)) float_xs.push_back(k);
+    for (std::size_t j = 0; j < ny; ++j)
+      if (cotangents[ncarry + j] && is_float_dtype(step_out[ncarry + j].dtype)) nonzero_ys.push_back(j);
+
+    std::vector<graph::Aval> bwd_avals(step_in.begin(), step_in.begin() + static_cast<std::ptrdiff_t>(nc));
+    for (auto i : float_consts) bwd_avals.push_back(step_in[i]);
+    for (auto i : float_carry) bwd_avals.push_back(step_in[nc + i]);
+    for (std::size_t k = 0; k < nx; ++k) bwd_avals.push_back(step_in[nc + ncarry + k]);
+    for (std::size_t i = 0; i < ncarry; ++i) bwd_avals.push_back(step_in[nc + i]);
+    for (auto j : nonzero_ys) bwd_avals.push_back(step_out[ncarry + j]);
+
+    auto bwd_body = trace_body(
+        [&, nc = nc, ncarry = ncarry, nx = nx, ny = ny](std::vector<AnyArray> const& args) {
+          auto next = args.begin();
+          auto const take = [&next](std::size_t n) {
+            std::vector<AnyArray> part(next, next + static_cast<std::ptrdiff_t>(n));
+            next += static_cast<std::ptrdiff_t>(n);
+            return part;
+          };
+          auto inputs = take(nc);
+          auto const sums = take(float_consts.size());
+          auto const carry_ct = take(float_carry.size());
+          auto const x = take(nx);
+          auto const carry = take(ncarry);
+          auto const y_ct = take(nonzero_ys.size());
+          inputs.insert(inputs.end(), carry.begin(), carry.end());
+          inputs.insert(inputs.end(), x.begin(), x.end());
+          std::vector<graph::MaybeArray> out_cts(ncarry + ny);
+          for (std::size_t k = 0; k < float_carry.size(); ++k) out_cts[float_carry[k]] = carry_ct[k];
+          for (std::size_t k = 0; k < nonzero_ys.size(); ++k) out_cts[ncarry + nonzero_ys[k]] = y_ct[k];
+          auto const in_cts = graph::program_vjp(body_, inputs, out_cts);
+          std::vector<AnyArray> result;
+          for (std::size_t k = 0; k < float_consts.size(); ++k)
+            result.push_back(*graph::add_maybe(sums[k], in_cts[float_consts[k]]));
+          for (auto i : float_carry) result.push_back(instantiate_zeros(in_cts[nc + i], step_in[nc + i]));
+          for (auto k : float_xs) result.push_back(instantiate_zeros(in_cts[nc + ncarry + k], step_in[nc + ncarry + k]));
+          return result;
+        },
+        bwd_avals);
+
+    std::vector<AnyArray> args(primals.begin(), primals.begin() + static_cast<std::ptrdiff_t>(nc));
+    for (auto i : float_consts) args.push_back(zeros_of(step_in[i]));
+    for (auto i : float_carry) args.push_back(instantiate_zeros(cotangents[i], step_in[nc + i]));
+    args.insert(args.end(), primals.begin() + static_cast<std::ptrdiff_t>(nc + ncarry), primals.end());
+    args.insert(args.end(), residuals.begin() + static_cast<std::ptrdiff_t>(ncarry), residuals.end());
+    for (auto j : nonzero_ys) args.push_back(*cotangents[ncarry + j]);
+    auto const outs = bind_scan(std::move(bwd_body), nc, float_consts.size() + float_carry.size(), params_.length,
+                                !params_.reverse, args);
+
+    std::vector<graph::MaybeArray> result(primals.size());
+    std::size_t k = 0;
+    for (auto i : float_consts) result[i] = outs[k++];
+    for (auto i : float_carry) result[nc + i] = outs[k++];
+    for (auto x : float_xs) result[nc + ncarry + x] = outs[k++];
+    return result;
+  }
+
+  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
+             std::span<graph::VarPtr const> outputs) const override {
+    print_call(w, "scan", inputs, outputs, [&] {
+      std::string linear = "(";
+      auto const n = body_.trace->inputs.size();
+      for (std::size_t i = 0; i < n; ++i) linear += i ? ", False" : "False";
+      linear += n == 1 ? ",)" : ")";
+      return std::vector<std::string>{"_split_transpose=False",
+                                      "jaxpr=" + program_text(w, body_),
+                                      "length=" + std::to_string(params_.length),
+                                      "linear=" + linear,
+                                      "num_carry=" + std::to_string(params_.num_carry),
+                                      "num_consts=" + std::to_string(params_.num_consts),
+                                      "reverse=" + python_bool(params_.reverse),
+                                      "unroll=1"};
+    });
+  }
+
+ private:
+  struct Sizes {
+    std::size_t consts, carry, xs, ys;
+  };
+  Sizes sizes(std::size_t num_inputs) const {
+    return {params_.num_consts, params_.num_carry, num_inputs - params_.num_consts - params_.num_carry,
+            body_.outputs.size() - params_.num_carry};
+  }
+
+  /// Concrete execution: the body program run once per step.
+  std::vector<AnyArray> run_steps(std::span<AnyArray const> inputs) const {
+    auto const [nc, ncarry, nx, ny] = sizes(inputs.size());
+    auto const step_out = output_avals(body_);
+    std::vector<AnyArray> args(inputs.begin(), inputs.end());  // consts, carry, then this step's x
+    std::vector<AnyArray> const xs(inputs.begin() + static_cast<std::ptrdiff_t>(nc + ncarry), inputs.end());
+    std::vector<StackedSteps> ys;
+    for (std::size_t j = 0; j < ny; ++j) ys.emplace_back(step_out[ncarry + j], params_.length);
+    for (std::int64_t step = 0; step < params_.length; ++step) {
+      auto const t = params_.reverse ? params_.length - 1 - step : step;
+      for (std::size_t k = 0; k < nx; ++k) args[nc + ncarry + k] = leading_index(xs[k], t);
+      auto const outs = graph::run(body_, args);
+      for (std::size_t i = 0; i < ncarry; ++i) args[nc + i] = outs[i];
+      for (std::size_t j = 0; j < ny; ++j) ys[j].set(t, outs[ncarry + j]);
+    }
+    std::vector<AnyArray> out(args.begin() + static_cast<std::ptrdiff_t>(nc),
+                              args.begin() + static_cast<std::ptrdiff_t>(nc + ncarry));
+    for (auto const& y : ys) out.push_back(y.array());
+    return out;
+  }
+
+  graph::Program body_;
+  ScanParams params_;
+};
+
+/// Apply a scan of `body` to args (explicit consts, carry, xs); the values
+/// the body closes over go first among the consts.
+inline std::vector<AnyArray> bind_scan(Body body, std::size_t num_explicit_consts, std::size_t num_carry,
+                                       std::int64_t length, bool reverse, std::span<AnyArray const> args) {
+  auto operands = std::move(body.consts);
+  ScanParams const params{operands.size() + num_explicit_consts, num_carry, length, reverse};
+  operands.insert(operands.end(), args.begin(), args.end());
+  auto call = std::make_shared<ScanCall const>(std::move(body.program), params);
+  return call->evaluate(operands);
+}
+
+/// JAX's _infer_scan_length.
+inline std::int64_t scan_length(std::vector<AnyArray> const& xs, std::optional<std::int64_t> length) {
+  std::vector<std::int64_t> lengths;
+  for (auto const& x : xs) {
+    if (x.ndim() == 0) {
+      std::ostringstream os;
+      os << "scan got value with no leading axis to scan over: " << x << ".";
+      throw Error(os.str());
+    }
+    lengths.push_back(x.shape()[0]);
+  }
+  auto const list = [&](std::string_view open, std::string_view close) {
+    std::string s(open);
+    for (std::size_t i = 0; i < lengths.size(); ++i) s.append(i ? ", " : "").append(std::to_string(lengths[i]));
+    return s.append(close);
+  };
+  if (length) {
+    for (auto l : lengths)
+      if (l != *length)
+        throw Error("scan got `length` argument of " + std::to_string(*length) + " which disagrees with leading axis sizes " +
+                    list("[", "]") + ".");
+    return *length;
+  }
+  if (lengths.empty()) throw Error("scan got no values to scan over and `length` not provided.");
+  for (auto l : lengths)
+    if (l != lengths[0]) throw Error("scan got values with different leading axis sizes: " + list("", "") + ".");
+  return lengths[0];
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::lax {
+
+/// lax.scan: `f(carry, x) -> (carry, y)` over the leading axis of the
+/// pytree `xs` (or `length` steps when xs is jaxcc::none); returns
+/// `(final carry, stacked ys)`. With `reverse`, steps run from the end.
+/// Carry leaves are Arrays (scalars in `init` become rank-0 arrays) whose
+/// structure, shapes and dtypes the body must keep.
+template <class F, class Carry, class Xs>
+auto scan(F const& f, Carry const& init, Xs const& xs, std::optional<std::int64_t> length = std::nullopt,
+          bool reverse = false) {
+  auto const init_value = detail::as_loop_value(init);
+  auto const xs_value = detail::as_loop_value(xs);
+  using CarryValue = std::remove_cvref_t<decltype(init_value)>;
+  using XsValue = std::remove_cvref_t<decltype(xs_value)>;
+  using BodyOut = decltype(f(init_value, xs_value));
+  static_assert(detail::is_pair_like<std::remove_cvref_t<BodyOut>>::value,
+                "scan body output must be a pair (carry, y): return std::pair{carry, y}");
+
+  auto const init_leaves = detail::array_leaves(init_value);
+  auto const xs_leaves = detail::array_leaves(xs_value);
+  auto const steps = detail::scan_length(xs_leaves, length);
+
+  auto const body_fn = [&f](CarryValue const& carry, XsValue const& x) {
+    auto out = f(carry, x);
+    return std::pair{detail::as_loop_value(std::get<0>(out)), detail::as_loop_value(std::get<1>(out))};
+  };
+  detail::FlatCall<decltype(body_fn), CarryValue, XsValue> flat(body_fn, {init_value, xs_value});
+  auto avals = detail::avals_of(init_leaves);
+  for (auto const& x : xs_leaves) avals.push_back({x.dtype(), Shape(x.shape().begin() + 1, x.shape().end())});
+  auto body = detail::trace_body(flat, avals);
+  auto const traced_out = flat.unflatten_output(body.program.outputs);
+  detail::check_carry_type("scan body", init_value, traced_out.first);
+
+  std::vector<AnyArray> args = init_leaves;
+  args.insert(args.end(), xs_leaves.begin(), xs_leaves.end());
+  auto const outs = detail::bind_scan(std::move(body), 0, init_leaves.size(), steps, reverse, args);
+  std::size_t next = 0;
+  auto carry = detail::with_array_leaves(init_value, outs, next);
+  auto ys = detail::with_array_leaves(traced_out.second, outs, next);
+  return std::pair{std::move(carry), std::move(ys)};
+}
+
+}  // namespace jaxcc::lax
