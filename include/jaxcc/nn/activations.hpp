@@ -2,7 +2,9 @@
 // expressions, so they fuse with what surrounds them. softmax, log_softmax
 // and logsumexp are computed as JAX computes them: the max along the
 // reduced axes is subtracted before exponentiating, so no exp overflows.
-// (JAX wraps that max in stop_gradient; it changes no value.)
+// As in JAX that max is wrapped in stop_gradient: it changes no value, and
+// the derivative (which does not depend on the shift) need not go through
+// the max's tie-splitting rule.
 #pragma once
 
 #include <limits>
@@ -13,6 +15,7 @@
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/elementwise.hpp"
 #include "jaxcc/primitives/reduce.hpp"
+#include "jaxcc/primitives/stop_gradient.hpp"
 
 namespace jaxcc::nn {
 
@@ -38,7 +41,7 @@ Array<float_t<value_type_t<A>>> softmax(A const& x, detail::AxisArg const& axis 
   Array<F> const a = fusion::cast<F>(x);
   auto const axes = axis.resolve(a.ndim(), "softmax");
   // jnp.max(x, axis, initial=-inf, keepdims=True): an empty reduction is -inf.
-  auto const x_max = detail::reduce_over<primitives::reduce_max_p>(a, axes, true);
+  auto const x_max = stop_gradient(detail::reduce_over<primitives::reduce_max_p>(a, axes, true));
   Array<F> const unnormalized = numpy::exp(a - x_max);
   return unnormalized / detail::reduce_over<primitives::reduce_sum_p>(unnormalized, axes, true);
 }
@@ -49,7 +52,7 @@ Array<float_t<value_type_t<A>>> log_softmax(A const& x, detail::AxisArg const& a
   using F = float_t<value_type_t<A>>;
   Array<F> const a = fusion::cast<F>(x);
   auto const axes = axis.resolve(a.ndim(), "log_softmax");
-  Array<F> const shifted = a - detail::reduce_over<primitives::reduce_max_p>(a, axes, true);
+  Array<F> const shifted = a - stop_gradient(detail::reduce_over<primitives::reduce_max_p>(a, axes, true));
   auto const sum_exp = detail::reduce_over<primitives::reduce_sum_p>(Array<F>(numpy::exp(shifted)), axes, true);
   return shifted - numpy::log(sum_exp);
 }
@@ -63,7 +66,7 @@ Array<float_t<value_type_t<A>>> logsumexp(A const& x, detail::AxisArg const& axi
   Array<F> const a = fusion::cast<F>(x);
   auto const axes = axis.resolve(a.ndim(), "logsumexp");
   auto const a_max = detail::reduce_over<primitives::reduce_max_p>(a, axes, true);
-  Array<F> const shift = numpy::where(numpy::abs(a_max) < std::numeric_limits<F>::infinity(), a_max, F{0});
+  auto const shift = stop_gradient(numpy::where(numpy::abs(a_max) < std::numeric_limits<F>::infinity(), a_max, F{0}));
   auto const sum_exp = detail::reduce_over<primitives::reduce_sum_p>(Array<F>(numpy::exp(a - shift)), axes, keepdims);
   return numpy::log(sum_exp) + (keepdims ? shift : shift.reshape(sum_exp.shape()));
 }

@@ -3,6 +3,9 @@
 // extremum, so the first NaN wins, as in numpy and lax.argmax. Each row is
 // scanned twice: a SIMD max (or min) fold that propagates NaN, then a search
 // for the first element equal to it, which stops there.
+//
+// The integer outputs carry no tangent and give the operand no cotangent
+// (JAX's defjvp_zero), so argmax inside a differentiated function is fine.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +17,7 @@
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/elementwise.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 
 namespace jaxcc::detail {
@@ -68,6 +72,15 @@ struct ArgReduction {
   /// make_jaxpr's `argmax[axes=(1,) index_dtype=int32]`.
   static std::string params_string(Params const& p) {
     return "axes=(" + std::to_string(p.axis) + ",) index_dtype=int32";
+  }
+
+  template <Element T>
+  static fusion::Zero<std::int32_t> jvp(Params const&, Array<std::int32_t> const&, Array<T> const&, Array<T> const&) {
+    return {};
+  }
+  template <Element T>
+  static graph::NoCotangent vjp(Params const&, Array<std::int32_t> const&, Array<std::int32_t> const&, Array<T> const&) {
+    return {};
   }
 
   template <Element T>

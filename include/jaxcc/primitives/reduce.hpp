@@ -1,21 +1,15 @@
 // The reduce_* primitives: reduce_sum, reduce_prod, reduce_max, reduce_min,
-// reduce_and, reduce_or, each over any set of axes. One kernel serves them
-// all, choosing by the input's strides:
-//  - a reduced dimension is contiguous: each output folds contiguous runs
-//    into several independent xsimd accumulators (Folder);
-//  - the output's innermost dimension is contiguous instead: whole input
-//    rows fold, lane by lane, into a block of outputs (fold_columns);
-//  - neither: the input is copied to row-major first, which makes one of
-//    the two hold.
-// Large reductions split over OpenMP threads: over the outputs when there
-// are enough of them, else over the reduced elements, combining each
-// thread's partial results afterwards.
+// reduce_and, reduce_or, each over any set of axes, all evaluated by one
+// kernel (bits/reduce_kernel.hpp). Accumulation happens in the input dtype,
+// as XLA does (jnp::sum converts bool to int32 first); max and min
+// propagate NaN, as lax.max / lax.min do.
 //
-// Accumulation happens in the input dtype, as XLA does (jnp::sum converts
-// bool to int32 first). Float sums are blocked, not one long chain: the
-// Folder flushes its accumulators every 4096 elements and the column kernel
-// every 256 rows, so rounding error grows with n / block + block rather
-// than with n. max and min propagate NaN, as lax.max / lax.min do.
+// Derivatives are JAX's, written with primitives so that they differentiate
+// again: reduce_sum is linear and transposes to a broadcast_in_dim;
+// reduce_prod's JVP is a tree of pairwise products (no division, so zeros
+// are exact), and its VJP that tree transposed; max and min send the tangent
+// through the elements equal to the result, split evenly among ties;
+// reduce_and and reduce_or have no derivative.
 #pragma once
 
 #include <algorithm>
@@ -23,330 +17,26 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
-#include <omp.h>
-#include <xsimd/xsimd.hpp>
-
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/bits/reduce_kernel.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
+#include "jaxcc/primitives/concatenate.hpp"
 #include "jaxcc/primitives/elementwise.hpp"
+#include "jaxcc/primitives/pad.hpp"
+#include "jaxcc/primitives/reshape.hpp"
+#include "jaxcc/primitives/slice.hpp"
+#include "jaxcc/primitives/transpose.hpp"
 
 namespace jaxcc::detail {
-
-/// Whether `Op` folds lanes of T with xsimd (bool lanes never do).
-template <class Op, class T>
-inline constexpr bool simd_fold = !std::same_as<T, bool> && Op::template simd_for<T>;
-
-template <class T, bool Simd>
-struct fold_lanes {
-  using type = T;
-};
-template <class T>
-struct fold_lanes<T, true> {
-  using type = xsimd::batch<T>;
-};
-
-/// A position in a strided index space, stepped in row-major order;
-/// `offset` is the element offset of the current position.
-class Odometer {
- public:
-  Odometer(Shape const& shape, Strides const& strides, std::int64_t linear)
-      : shape_(shape), strides_(strides), index_(shape.size(), 0) {
-    for (auto d = shape.size(); d-- > 0;) {
-      index_[d] = linear % shape[d];
-      linear /= shape[d];
-      offset += index_[d] * strides[d];
-    }
-  }
-  void next() {
-    for (auto d = shape_.size(); d-- > 0;) {
-      offset += strides_[d];
-      if (++index_[d] < shape_[d]) return;
-      offset -= strides_[d] * shape_[d];
-      index_[d] = 0;
-    }
-  }
-
-  std::int64_t offset = 0;
-
- private:
-  Shape const& shape_;
-  Strides const& strides_;
-  Strides index_;
-};
-
-/// Folds contiguous runs of elements with `Op`. Four independent vector
-/// accumulators keep the SIMD units busy; every `block` elements they are
-/// flushed into a running vector, which makes a float sum a blocked sum.
-template <class Op, Element T>
-class Folder {
-  static constexpr bool simd = simd_fold<Op, T>;
-  using Lanes = typename fold_lanes<T, simd>::type;
-  static constexpr std::int64_t block = 4096;
-
- public:
-  explicit Folder(T identity) : identity_(identity), total_(identity), scalar_(identity) {
-    if constexpr (simd) {
-      acc_.fill(Lanes(identity));
-      running_ = Lanes(identity);
-    }
-  }
-
-  void fold(T const* p, std::int64_t n) {
-    while (n > 0) {
-      auto const take = std::min(n, block - pending_);
-      fold_chunk(p, take);
-      p += take;
-      n -= take;
-      if ((pending_ += take) == block) flush();
-    }
-  }
-
-  T result() const {
-    T r = Op::scalar(total_, scalar_);
-    if constexpr (simd) {
-      if (vectors_) {
-        alignas(64) std::array<T, Lanes::size> lanes;
-        Op::simd(running_, combined()).store_aligned(lanes.data());
-        for (auto v : lanes) r = Op::scalar(r, v);
-      }
-    }
-    return r;
-  }
-
- private:
-  void fold_chunk(T const* p, std::int64_t n) {
-    std::int64_t i = 0;
-    if constexpr (simd) {
-      constexpr std::int64_t w = Lanes::size;
-      vectors_ = vectors_ || n >= w;
-      for (; i + 4 * w <= n; i += 4 * w) {
-        acc_[0] = Op::simd(acc_[0], Lanes::load_unaligned(p + i));
-        acc_[1] = Op::simd(acc_[1], Lanes::load_unaligned(p + i + w));
-        acc_[2] = Op::simd(acc_[2], Lanes::load_unaligned(p + i + 2 * w));
-        acc_[3] = Op::simd(acc_[3], Lanes::load_unaligned(p + i + 3 * w));
-      }
-      for (; i + w <= n; i += w) acc_[0] = Op::simd(acc_[0], Lanes::load_unaligned(p + i));
-    }
-    for (; i < n; ++i) scalar_ = Op::scalar(scalar_, p[i]);
-  }
-
-  Lanes combined() const { return Op::simd(Op::simd(acc_[0], acc_[1]), Op::simd(acc_[2], acc_[3])); }
-
-  void flush() {
-    if constexpr (simd) {
-      running_ = Op::simd(running_, combined());
-      acc_.fill(Lanes(identity_));
-    }
-    total_ = Op::scalar(total_, scalar_);
-    scalar_ = identity_;
-    pending_ = 0;
-  }
-
-  T identity_, total_, scalar_;
-  std::array<Lanes, 4> acc_{};
-  Lanes running_{};
-  std::int64_t pending_ = 0;
-  bool vectors_ = false;
-};
-
-/// acc[j] = Op(acc[j], rows[0][j], ..., rows[R-1][j]) for j < n. Folding
-/// several input rows per pass loads and stores each accumulator once for
-/// all of them.
-template <class Op, Element T, std::size_t R>
-void fold_columns(T* acc, std::array<T const*, R> const& rows, std::int64_t n) {
-  std::int64_t j = 0;
-  if constexpr (simd_fold<Op, T>) {
-    using Lanes = xsimd::batch<T>;
-    constexpr std::int64_t w = Lanes::size;
-    for (; j + w <= n; j += w) {
-      auto v = Lanes::load_unaligned(acc + j);
-      for (auto const* row : rows) v = Op::simd(v, Lanes::load_unaligned(row + j));
-      v.store_unaligned(acc + j);
-    }
-  }
-  for (; j < n; ++j)
-    for (auto const* row : rows) acc[j] = Op::scalar(acc[j], row[j]);
-}
-
-/// A reduction's index spaces: the kept dimensions (the output is
-/// row-major over them) and the reduced ones, size-1 dimensions dropped and
-/// neighbours that stride evenly merged.
-struct ReduceLayout {
-  Shape kept;
-  Strides kept_strides;
-  Shape reduced;  // ordered by decreasing stride: a unit-stride one is last
-  Strides reduced_strides;
-};
-
-inline void push_merged(Shape& shape, Strides& strides, std::int64_t size, std::int64_t stride) {
-  if (!shape.empty() && strides.back() == stride * size) {
-    shape.back() *= size;
-    strides.back() = stride;
-  } else {
-    shape.push_back(size);
-    strides.push_back(stride);
-  }
-}
-
-/// `axes` must be normalized (non-negative, distinct).
-inline ReduceLayout reduce_layout(Shape const& shape, Strides const& strides, Axes const& axes) {
-  ReduceLayout layout;
-  Axes reduced;
-  for (std::int64_t d = 0; d < shape.rank(); ++d) {
-    auto const ud = static_cast<std::size_t>(d);
-    if (shape[ud] == 1) continue;
-    if (std::find(axes.begin(), axes.end(), d) != axes.end()) reduced.push_back(d);
-    else push_merged(layout.kept, layout.kept_strides, shape[ud], strides[ud]);
-  }
-  // The order of reduction is free: outermost the broadcast (stride 0)
-  // dimensions, then by decreasing stride, so a contiguous one ends last.
-  auto key = [&](std::int64_t d) {
-    auto const s = strides[static_cast<std::size_t>(d)];
-    return s == 0 ? std::numeric_limits<std::int64_t>::max() : s < 0 ? -s : s;
-  };
-  std::stable_sort(reduced.begin(), reduced.end(), [&](auto a, auto b) { return key(a) > key(b); });
-  for (auto d : reduced)
-    push_merged(layout.reduced, layout.reduced_strides, shape[static_cast<std::size_t>(d)],
-                strides[static_cast<std::size_t>(d)]);
-  return layout;
-}
-
-/// Runs `fold(first, last, lo, hi, dst)`, which folds work items
-/// [first, last) over reduced positions [lo, hi) and writes their results
-/// into `dst` (laid out like the output), on the calling thread for small
-/// work, else split over OpenMP threads: by items when there are at least
-/// as many as threads, otherwise by reduced positions, each thread into its
-/// own partial output, combined in thread order afterwards.
-template <class Op, Element T, class Fold>
-void run_reduction(std::int64_t items, std::int64_t n_reduced, std::int64_t n_out, std::int64_t work, T identity,
-                   T* out, Fold&& fold) {
-  int const threads = work >= parallel_grain && !omp_in_parallel() ? omp_get_max_threads() : 1;
-  if (threads <= 1) {
-    fold(std::int64_t{0}, items, std::int64_t{0}, n_reduced, out);
-  } else if (items >= threads) {
-#pragma omp parallel num_threads(threads)
-    {
-      std::int64_t const t = omp_get_thread_num(), nt = omp_get_num_threads();
-      fold(items * t / nt, items * (t + 1) / nt, std::int64_t{0}, n_reduced, out);
-    }
-  } else {
-    auto const slots = static_cast<std::size_t>(threads * n_out);
-    auto partial = std::make_unique<T[]>(slots);
-    std::fill_n(partial.get(), slots, identity);
-#pragma omp parallel num_threads(threads)
-    {
-      std::int64_t const t = omp_get_thread_num(), nt = omp_get_num_threads();
-      fold(std::int64_t{0}, items, n_reduced * t / nt, n_reduced * (t + 1) / nt, partial.get() + t * n_out);
-    }
-    for (std::int64_t i = 0; i < n_out; ++i) {
-      T r = partial[static_cast<std::size_t>(i)];
-      for (std::int64_t t = 1; t < threads; ++t) r = Op::scalar(r, partial[static_cast<std::size_t>(t * n_out + i)]);
-      out[i] = r;
-    }
-  }
-}
-
-/// The column kernel folds input rows into blocks of this many outputs
-/// (16 KiB, so the block stays in L1 while the rows stream by); every
-/// `column_flush` rows the block's partial results join its total.
-template <class T>
-inline constexpr std::int64_t column_block = 16384 / sizeof(T);
-inline constexpr std::int64_t column_flush = 256;
-
-/// out[i] = the fold with `Op` over the normalized `axes` of x, for each
-/// position i (row-major) of the dimensions not reduced.
-template <class Op, Element T>
-void reduce_into(Array<T> const& x, Axes const& axes, T identity, T* out, std::int64_t n_out) {
-  if (n_out == 0) return;
-  if (x.size() == 0) {  // something reduced is empty
-    std::fill_n(out, n_out, identity);
-    return;
-  }
-  auto const layout = reduce_layout(x.shape(), x.strides(), axes);
-  if (layout.reduced.empty()) {  // only size-1 axes (or none) reduced
-    x.copy_to(out);
-    return;
-  }
-  T const* data = x.data();
-  auto const n_reduced = layout.reduced.numel();
-
-  if (layout.reduced_strides.back() == 1) {
-    // Each output folds contiguous runs of m elements, one per position of
-    // the other reduced dimensions.
-    Shape const runs(layout.reduced.begin(), layout.reduced.end() - 1);
-    Strides const run_strides(layout.reduced_strides.begin(), layout.reduced_strides.end() - 1);
-    auto const m = layout.reduced.back();
-    run_reduction<Op>(n_out, n_reduced, n_out, x.size(), identity, out,
-                      [&](std::int64_t first, std::int64_t last, std::int64_t lo, std::int64_t hi, T* dst) {
-                        Odometer output(layout.kept, layout.kept_strides, first);
-                        for (auto i = first; i < last; ++i, output.next()) {
-                          Folder<Op, T> folder(identity);
-                          Odometer run(runs, run_strides, lo / m);
-                          for (auto k = lo, col = lo % m; k < hi; col = 0, run.next()) {
-                            auto const len = std::min(m - col, hi - k);
-                            folder.fold(data + output.offset + run.offset + col, len);
-                            k += len;
-                          }
-                          dst[i] = folder.result();
-                        }
-                      });
-  } else if (!layout.kept.empty() && layout.kept_strides.back() == 1) {
-    // The output's innermost dimension is contiguous in the input: fold
-    // input rows into blocks of up to column_block outputs at once.
-    Shape const outer(layout.kept.begin(), layout.kept.end() - 1);
-    Strides const outer_strides(layout.kept_strides.begin(), layout.kept_strides.end() - 1);
-    auto const m = layout.kept.back();
-    auto const width = std::min(m, column_block<T>);
-    auto const blocks = (m + width - 1) / width;
-    run_reduction<Op>(outer.numel() * blocks, n_reduced, n_out, x.size(), identity, out,
-                      [&](std::int64_t first, std::int64_t last, std::int64_t lo, std::int64_t hi, T* dst) {
-                        std::array<T, column_block<T>> partial, total;  // on the stack: nothing to throw here
-                        for (auto item = first; item < last; ++item) {
-                          auto const k = item / blocks, j0 = item % blocks * width;
-                          auto const w = std::min(width, m - j0);
-                          T const* base = data + Odometer(outer, outer_strides, k).offset + j0;
-                          std::fill_n(partial.data(), w, identity);
-                          std::fill_n(total.data(), w, identity);
-                          Odometer row(layout.reduced, layout.reduced_strides, lo);
-                          auto next_row = [&] {
-                            T const* p = base + row.offset;
-                            row.next();
-                            return p;
-                          };
-                          auto flush = [&] {
-                            fold_columns<Op>(total.data(), std::array<T const*, 1>{partial.data()}, w);
-                            std::fill_n(partial.data(), w, identity);
-                          };
-                          for (auto r = lo, since = std::int64_t{0}; r < hi;) {
-                            if (hi - r >= 4) {
-                              fold_columns<Op>(partial.data(), std::array{next_row(), next_row(), next_row(), next_row()}, w);
-                              r += 4;
-                              since += 4;
-                            } else {
-                              fold_columns<Op>(partial.data(), std::array{next_row()}, w);
-                              ++r;
-                              ++since;
-                            }
-                            if (since >= column_flush) {
-                              flush();
-                              since = 0;
-                            }
-                          }
-                          flush();
-                          std::copy_n(total.data(), w, dst + k * m + j0);
-                        }
-                      });
-  } else {
-    reduce_into<Op>(contiguous(x), axes, identity, out, n_out);
-  }
-}
 
 /// The shape left after reducing `axes`, checked as lax checks them.
 inline Shape reduce_shape_rule(std::string_view name, Shape const& shape, Axes const& axes) {
@@ -371,8 +61,9 @@ inline Shape reduce_shape_rule(std::string_view name, Shape const& shape, Axes c
 }
 
 /// What the reduce_* primitives share: Params, shape rule and kernel. Each
-/// member of the family adds its name, its combining op (`monoid`) and that
-/// op's identity, which is also the result of an empty reduction.
+/// member of the family adds its name, its combining op (`monoid`), that
+/// op's identity (also the result of an empty reduction) and its
+/// derivative rules.
 template <class Derived>
 struct Reduction {
   struct Params {
@@ -397,6 +88,172 @@ struct Reduction {
 
 }  // namespace jaxcc::detail
 
+// The rules bind these by name only: their headers reach back to this one
+// through numpy/elementwise.hpp, so when one of them is included first it is
+// still incomplete here.
+namespace jaxcc::primitives {
+struct broadcast_in_dim_p;
+struct concatenate_p;
+struct pad_p;
+struct reduce_sum_p;
+struct slice_p;
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::detail {
+
+// --- derivative helpers -----------------------------------------------------
+
+/// The operand dimensions a reduction over `axes` keeps, in order: output
+/// dimension i is operand dimension kept[i].
+inline Axes kept_dimensions(std::int64_t rank, Axes const& axes) {
+  Axes kept;
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
+  return kept;
+}
+
+/// An output-shaped `y` repeated along the reduced axes: reduce_sum's
+/// transpose (JAX's _reduce_sum_transpose_rule).
+template <Element T>
+Array<T> broadcast_over_reduced(Array<T> const& y, Shape const& operand_shape, Axes const& axes) {
+  return bind<primitives::broadcast_in_dim_p>({operand_shape, kept_dimensions(operand_shape.rank(), axes)}, y);
+}
+
+/// 1 where x equals its max (or min) `out`, else 0 (JAX's location_indicators).
+template <Element T>
+Array<T> location_indicators(Array<T> const& x, Array<T> const& out, Axes const& axes) {
+  Shape shape = x.shape();
+  for (auto a : axes) shape[static_cast<std::size_t>(a)] = 1;
+  return fusion::cast<T>(x == lax::reshape(out, shape));
+}
+
+/// JAX's _reduce_chooser_jvp_rule: the tangents at the locations of the
+/// max (min), averaged over ties.
+template <Element T>
+Array<T> chooser_jvp(Axes const& axes, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
+  auto const where = location_indicators(x, out, axes);
+  auto const counts = bind<primitives::reduce_sum_p>({axes}, where);
+  return bind<primitives::reduce_sum_p>({axes}, Array<T>(t * where)) / counts;
+}
+
+/// That JVP transposed: ct / counts, repeated along the reduced axes, at
+/// the locations.
+template <Element T>
+Array<T> chooser_vjp(Axes const& axes, Array<T> const& ct, Array<T> const& out, Array<T> const& x) {
+  auto const where = location_indicators(x, out, axes);
+  auto const counts = bind<primitives::reduce_sum_p>({axes}, where);
+  return where * broadcast_over_reduced(Array<T>(ct / counts), x.shape(), axes);
+}
+
+/// reduce_prod's derivatives follow JAX's _reduce_jvp: the reduced axes are
+/// moved to the front (this permutation of the operand's axes) and
+/// flattened into one of n rows, which a tree of pairwise products folds.
+inline Axes reduced_axes_first(std::int64_t rank, Axes const& axes) {
+  Axes order = axes;
+  for (auto k : kept_dimensions(rank, axes)) order.push_back(k);
+  return order;
+}
+
+/// x laid out as those rows: shape (n, kept dimensions...).
+template <Element T>
+Array<T> rows_to_reduce(Array<T> const& x, Axes const& axes) {
+  auto const order = reduced_axes_first(x.ndim(), axes);
+  auto const moved = std::is_sorted(order.begin(), order.end()) ? x : lax::transpose(x, order);
+  Shape shape{1};
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i < axes.size()) shape[0] *= moved.shape()[i];
+    else shape.push_back(moved.shape()[i]);
+  }
+  return moved.shape() == shape ? moved : lax::reshape(moved, shape);
+}
+
+/// The inverse: rows back to the operand's layout.
+template <Element T>
+Array<T> rows_to_operand(Array<T> const& rows, Shape const& operand_shape, Axes const& axes) {
+  auto const order = reduced_axes_first(operand_shape.rank(), axes);
+  Shape moved_shape;
+  for (auto a : order) moved_shape.push_back(operand_shape[static_cast<std::size_t>(a)]);
+  auto const moved = rows.shape() == moved_shape ? rows : lax::reshape(rows, moved_shape);
+  if (std::is_sorted(order.begin(), order.end())) return moved;
+  Axes inverse(order.size(), 0);
+  for (std::size_t i = 0; i < order.size(); ++i) inverse[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+  return lax::transpose(moved, inverse);
+}
+
+/// One level of the product tree: the first ceil(n/2) rows and the rest,
+/// the rest `padded` with a row of the fill value when n is odd, so that
+/// the next level is their elementwise product.
+template <Element T>
+struct Halves {
+  Array<T> first, second;
+  bool padded;
+};
+template <Element T>
+Halves<T> halves(Array<T> const& rows, T fill) {
+  auto const n = rows.shape()[0], n1 = (n + 1) / 2;
+  Axes start(rows.shape().size(), 0), limit(rows.shape().begin(), rows.shape().end());
+  limit[0] = n1;
+  auto first = bind<primitives::slice_p>({start, limit, {}}, rows);
+  start[0] = n1;
+  limit[0] = n;
+  auto second = bind<primitives::slice_p>({start, limit, {}}, rows);
+  bool const padded = n - n1 != n1;
+  if (padded) {
+    std::vector<std::array<std::int64_t, 3>> config(rows.shape().size(), {0, 0, 0});  // (lo, hi, interior)
+    config[0] = {0, 1, 0};
+    second = bind<primitives::pad_p>({std::move(config)}, second, numpy::array(fill));
+  }
+  return {std::move(first), std::move(second), padded};
+}
+
+/// The tangent of the product over `axes`: each level's products carried
+/// forward with the product rule.
+template <Element T>
+Array<T> product_tree_jvp(Axes const& axes, Shape const& out_shape, Array<T> const& x, Array<T> const& t) {
+  auto xs = rows_to_reduce(x, axes), ts = rows_to_reduce(t, axes);
+  if (xs.shape()[0] == 0) return zeros_view<T>(out_shape);  // the empty product is the constant 1
+  while (xs.shape()[0] > 1) {
+    auto const x_halves = halves(xs, T{1});
+    auto const t_halves = halves(ts, T{0});
+    ts = t_halves.first * x_halves.second + x_halves.first * t_halves.second;
+    if (ts.shape()[0] == 1) break;  // the last level's product is `out` itself
+    xs = x_halves.first * x_halves.second;
+  }
+  return lax::reshape(ts, out_shape);
+}
+
+/// The transpose of product_tree_jvp's map from t: the tree's levels are
+/// recomputed, then the cotangent walks down them, each half's cotangent
+/// the next level's times the other half (the padding row cropped off,
+/// the halves joined again).
+template <Element T>
+Array<T> product_tree_vjp(Axes const& axes, Array<T> const& ct, Array<T> const& x) {
+  auto xs = rows_to_reduce(x, axes);
+  if (xs.shape()[0] == 0) return zeros_view<T>(x.shape());
+  Shape top = xs.shape();  // the last level: one row, the output
+  top[0] = 1;
+  std::vector<Halves<T>> levels;
+  while (xs.shape()[0] > 1) {
+    levels.push_back(halves(xs, T{1}));
+    if (levels.back().first.shape()[0] == 1) break;
+    xs = levels.back().first * levels.back().second;
+  }
+  auto c = lax::reshape(ct, top);
+  for (auto level = levels.rbegin(); level != levels.rend(); ++level) {
+    Array<T> const c1 = c * level->second;
+    Array<T> c2 = c * level->first;
+    if (level->padded) {
+      Axes start(c2.shape().size(), 0), limit(c2.shape().begin(), c2.shape().end());
+      limit[0] -= 1;
+      c2 = bind<primitives::slice_p>({start, limit, {}}, c2);
+    }
+    c = bind<primitives::concatenate_p>({0}, std::vector<Array<T>>{c1, c2});
+  }
+  return rows_to_operand(c, x.shape(), axes);
+}
+
+}  // namespace jaxcc::detail
+
 namespace jaxcc::primitives {
 
 struct reduce_sum_p : detail::Reduction<reduce_sum_p> {
@@ -406,6 +263,17 @@ struct reduce_sum_p : detail::Reduction<reduce_sum_p> {
   static constexpr T identity() {
     return T{0};
   }
+
+  template <Element T>
+  static auto jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    if constexpr (detail::is_float<T>) return detail::bind<reduce_sum_p>(p, t);
+    else return fusion::Zero<T>{};
+  }
+  template <Element T>
+  static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+    if constexpr (detail::is_float<T>) return detail::broadcast_over_reduced(ct, x.shape(), p.axes);
+    else return graph::NoCotangent{};
+  }
 };
 
 struct reduce_prod_p : detail::Reduction<reduce_prod_p> {
@@ -414,6 +282,17 @@ struct reduce_prod_p : detail::Reduction<reduce_prod_p> {
   template <Element T>
   static constexpr T identity() {
     return T{1};
+  }
+
+  template <Element T>
+  static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
+    if constexpr (detail::is_float<T>) return detail::product_tree_jvp(p.axes, out.shape(), x, t);
+    else return fusion::Zero<T>{};
+  }
+  template <Element T>
+  static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+    if constexpr (detail::is_float<T>) return detail::product_tree_vjp(p.axes, ct, x);
+    else return graph::NoCotangent{};
   }
 };
 
@@ -425,6 +304,17 @@ struct reduce_max_p : detail::Reduction<reduce_max_p> {
     if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
     else return std::numeric_limits<T>::lowest();
   }
+
+  template <Element T>
+  static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
+    if constexpr (detail::is_float<T>) return detail::chooser_jvp(p.axes, out, x, t);
+    else return fusion::Zero<T>{};
+  }
+  template <Element T>
+  static auto vjp(Params const& p, Array<T> const& ct, Array<T> const& out, Array<T> const& x) {
+    if constexpr (detail::is_float<T>) return detail::chooser_vjp(p.axes, ct, out, x);
+    else return graph::NoCotangent{};
+  }
 };
 
 struct reduce_min_p : detail::Reduction<reduce_min_p> {
@@ -434,6 +324,17 @@ struct reduce_min_p : detail::Reduction<reduce_min_p> {
   static constexpr T identity() {
     if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
     else return std::numeric_limits<T>::max();
+  }
+
+  template <Element T>
+  static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
+    if constexpr (detail::is_float<T>) return detail::chooser_jvp(p.axes, out, x, t);
+    else return fusion::Zero<T>{};
+  }
+  template <Element T>
+  static auto vjp(Params const& p, Array<T> const& ct, Array<T> const& out, Array<T> const& x) {
+    if constexpr (detail::is_float<T>) return detail::chooser_vjp(p.axes, ct, out, x);
+    else return graph::NoCotangent{};
   }
 };
 
@@ -447,6 +348,16 @@ struct reduce_and_p : detail::Reduction<reduce_and_p> {
     if constexpr (std::same_as<T, bool>) return true;
     else return T(~T{0});
   }
+
+  // Not differentiable (bool and integer operands only).
+  template <Element T>
+  static fusion::Zero<T> jvp(Params const&, Array<T> const&, Array<T> const&, Array<T> const&) {
+    return {};
+  }
+  template <Element T>
+  static graph::NoCotangent vjp(Params const&, Array<T> const&, Array<T> const&, Array<T> const&) {
+    return {};
+  }
 };
 
 struct reduce_or_p : detail::Reduction<reduce_or_p> {
@@ -456,6 +367,16 @@ struct reduce_or_p : detail::Reduction<reduce_or_p> {
   static constexpr T identity() {
     static_assert(!std::is_floating_point_v<T>, "reduce_or: logical reduction requires operand dtype bool or int");
     return T{0};
+  }
+
+  // Not differentiable (bool and integer operands only).
+  template <Element T>
+  static fusion::Zero<T> jvp(Params const&, Array<T> const&, Array<T> const&, Array<T> const&) {
+    return {};
+  }
+  template <Element T>
+  static graph::NoCotangent vjp(Params const&, Array<T> const&, Array<T> const&, Array<T> const&) {
+    return {};
   }
 };
 
