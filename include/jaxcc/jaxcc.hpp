@@ -37,3 +37,4 @@
 #include "jaxcc/transforms/make_jaxpr.hpp"
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/transforms/vjp.hpp"
+#include "jaxcc/transforms/vmap.hpp"

@@ -11,6 +11,7 @@
 // transforms.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -23,6 +24,7 @@
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/loop.hpp"
 #include "jaxcc/graph/primitive_of.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 
@@ -211,6 +213,19 @@ struct fused_p {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return std::tuple{leaf_cotangent<K>(region, ct, std::get<K>(leaf_refs))...};
     }(std::index_sequence_for<L...>{});
+  }
+
+  /// Mapped leaves get their batch axis in front, padded with size-1 axes
+  /// so that broadcasting lines them up; the region itself is unchanged.
+  template <class... L>
+  static std::pair<Array<R>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, L const&... leaves) {
+    std::int64_t rank = 0;
+    std::size_t i = 0;
+    ((rank = std::max(rank, leaves.ndim() - (dims[i++] ? 1 : 0))), ...);
+    i = 0;
+    auto const batched = std::tuple<L...>{detail::batched_for_broadcast(leaves, dims[i++], rank)...};
+    return {Array<R>(fusion::substitute<0>(p.expr, batched)), 0};
   }
 
  private:

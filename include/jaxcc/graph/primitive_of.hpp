@@ -10,6 +10,8 @@
 //                                                 value for one operand); an
 //                                                 operand that takes none
 //                                                 gets graph::NoCotangent
+//   batch(params, axis, dims, operands...)     -> {output, its BatchDim} (vmap;
+//                                                 dims: one per operand array)
 //   params_string(params)                      -> `axes=(0,)` for make_jaxpr
 // Operands are Array<T> or std::vector<Array<T>>.
 #pragma once
@@ -184,12 +186,26 @@ class PrimitiveOf final : public PrimitiveBase {
     }
   }
 
+  Batched batch(std::span<AnyArray const> inputs, std::span<BatchDim const> dims, AxisData const& axis) const override {
+    if constexpr (has_batch()) {
+      auto [out, dim] = std::apply([&](auto const&... ops) { return P::batch(params_, axis, dims, ops...); }, rebuild(inputs));
+      return {{AnyArray(Array<out_element>(out))}, {dim}};
+    } else {
+      return PrimitiveBase::batch(inputs, dims, axis);
+    }
+  }
+
  private:
   using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
   using out_element = typename out_type::value_type;
 
   static constexpr bool has_jvp() {
     return requires(Params const& p, out_type const& out, Operands const&... ops) { P::jvp(p, out, ops..., ops...); };
+  }
+  static constexpr bool has_batch() {
+    return requires(Params const& p, AxisData const& axis, std::span<BatchDim const> dims, Operands const&... ops) {
+      P::batch(p, axis, dims, ops...);
+    };
   }
   static constexpr bool has_vjp() {
     return requires(Params const& p, out_type const& ct, Operands const&... ops) { P::vjp(p, ct, ct, ops...); };

@@ -18,6 +18,7 @@
 
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/graph/batch_dim.hpp"
 #include "jaxcc/graph/var.hpp"
 
 namespace jaxcc::graph {
@@ -45,11 +46,21 @@ class PrimitiveBase {
   /// Input cotangents from output cotangents, input primals and output primals.
   virtual std::vector<MaybeArray> vjp(std::span<MaybeArray const> cotangents, std::span<AnyArray const> primals,
                                       std::span<AnyArray const> outputs) const = 0;
+  /// vmap: the outputs, with their mapped axes, from inputs some of which are
+  /// mapped along `dims` (at least one is, or binds_axis(axis.name)).
+  virtual Batched batch(std::span<AnyArray const> inputs, std::span<BatchDim const> dims, AxisData const& axis) const;
+  /// Whether this is a collective over the named axis (psum(x, "i") binds
+  /// "i"): vmap then asks its batching rule even for unmapped operands.
+  virtual bool binds_axis(std::string_view /*axis_name*/) const { return false; }
   /// The program a call-like primitive carries (make_jaxpr prints it).
   virtual Program const* subprogram() const { return nullptr; }
   /// Write this equation as make_jaxpr shows it (graph/jaxpr.hpp).
   virtual void print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const;
 };
+
+inline Batched PrimitiveBase::batch(std::span<AnyArray const>, std::span<BatchDim const>, AxisData const&) const {
+  throw Error("Batching rule for '" + std::string(name()) + "' not implemented");
+}
 
 struct Equation {
   std::shared_ptr<PrimitiveBase const> primitive;

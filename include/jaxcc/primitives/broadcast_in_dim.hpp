@@ -101,6 +101,18 @@ struct broadcast_in_dim_p {
     return detail::bind<broadcast_in_dim_p>({x.shape(), positions}, reduced);
   }
 
+  /// The mapped axis becomes the result's first dimension.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    auto const b = *dims[0];
+    Params q{Shape{x.shape()[static_cast<std::size_t>(b)]}, Axes{}};
+    for (auto d : p.shape) q.shape.push_back(d);
+    for (std::int64_t i = 0; i < x.ndim(); ++i)
+      q.broadcast_dimensions.push_back(i == b ? 0 : p.broadcast_dimensions[static_cast<std::size_t>(i - (i > b ? 1 : 0))] + 1);
+    return {detail::bind<broadcast_in_dim_p>(q, x), 0};
+  }
+
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
     Strides strides(out_shape.size(), 0);

@@ -21,6 +21,7 @@
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
 namespace jaxcc::detail {
@@ -305,6 +306,35 @@ struct dot_general_p {
           transpose_lhs(ct, lhs.ndim(), rhs, p.lhs_contracting, p.rhs_contracting, p.lhs_batch, p.rhs_batch, false),
           transpose_lhs(ct, rhs.ndim(), lhs, p.rhs_contracting, p.lhs_contracting, p.rhs_batch, p.lhs_batch, true)};
     }
+  }
+
+  /// Both mapped: the mapped axes become a new leading batch dimension.
+  /// One mapped: its mapped axis, moved first, is one more free dimension,
+  /// which the output keeps where that operand's free dims land.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& lhs,
+                                                    Array<T> const& rhs) {
+    auto const shifted = [](Axes axes) {
+      for (auto& a : axes) ++a;
+      return axes;
+    };
+    auto const lhs_b = detail::mapped_at_front(lhs, dims[0]);
+    auto const rhs_b = detail::mapped_at_front(rhs, dims[1]);
+    Params q = p;
+    if (dims[0]) q.lhs_contracting = shifted(p.lhs_contracting), q.lhs_batch = shifted(p.lhs_batch);
+    if (dims[1]) q.rhs_contracting = shifted(p.rhs_contracting), q.rhs_batch = shifted(p.rhs_batch);
+    std::int64_t out_dim = 0;
+    if (dims[0] && dims[1]) {
+      q.lhs_batch.insert(q.lhs_batch.begin(), 0);
+      q.rhs_batch.insert(q.rhs_batch.begin(), 0);
+    } else if (dims[0]) {
+      out_dim = static_cast<std::int64_t>(p.lhs_batch.size());
+    } else {
+      out_dim = static_cast<std::int64_t>(p.lhs_batch.size() +
+                                          free_axes(lhs.ndim(), p.lhs_batch, p.lhs_contracting).size());
+    }
+    return {detail::bind<dot_general_p>(q, lhs_b, rhs_b), out_dim};
   }
 
   /// Dims of a rank-`rank` operand that are neither batch nor contracting, in order.

@@ -78,6 +78,20 @@ struct Reduction {
   /// make_jaxpr's `reduce_sum[axes=(0, 1)]`.
   static std::string params_string(Params const& p) { return "axes=" + to_string(Shape(p.axes.begin(), p.axes.end())); }
 
+  /// The mapped axis stays where it is; the reduced axes step over it.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    auto const b = *dims[0];
+    Params q;
+    std::int64_t before = 0;
+    for (auto a : p.axes) {
+      q.axes.push_back(a >= b ? a + 1 : a);
+      before += a < b ? 1 : 0;
+    }
+    return {bind<Derived>(q, x), b - before};
+  }
+
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
     auto [out, dst] = allocate<T>(std::move(out_shape));

@@ -8,6 +8,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
 
 namespace jaxcc::primitives {
 
@@ -58,6 +59,15 @@ struct reshape_p {
   template <Element T>
   static Array<T> vjp(Params const&, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
     return lax::reshape(ct, x.shape());
+  }
+
+  /// The mapped axis goes first and is kept as the leading dimension.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    Params q{Shape{axis.size}};
+    for (auto d : p.new_sizes) q.new_sizes.push_back(d);
+    return {detail::bind<reshape_p>(q, detail::move_axis(x, *dims[0], 0)), 0};
   }
 
   template <Element T>

@@ -53,6 +53,16 @@ struct transpose_p {
     return lax::transpose(ct, inverse);
   }
 
+  /// The mapped axis goes first; the permutation steps over it.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    auto const b = *dims[0];
+    Params q{Axes{b}};
+    for (auto a : p.permutation) q.permutation.push_back(a >= b ? a + 1 : a);
+    return {detail::bind<transpose_p>(q, x), 0};
+  }
+
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
     Strides strides;

@@ -289,6 +289,18 @@ auto map_trees_with(Fn& fn, tree::IsLeaf<P> const& is_leaf, Tree const& tree, Re
   return mapper(nullptr, tree, rest...);
 }
 
+/// tree::map of `fn(key_path, prefix_leaf, full_subtree)` with `None`
+/// entries of the prefix as leaves; mismatches are named `name` (e.g.
+/// "vmap in_axes") in the error, as JAX's prefix errors are.
+template <class Fn, class Prefix, class Full>
+auto map_prefix_with_path(std::string_view name, Fn&& fn, Prefix const& prefix, Full const& full) {
+  auto const roots = std::forward_as_tuple(prefix, full);
+  using NoneIsLeaf = leaf_type_predicate<none_t>;
+  constexpr tree::IsLeaf<NoneIsLeaf> is_leaf{};
+  TreeMapper<std::remove_reference_t<Fn>, NoneIsLeaf, true, decltype(roots)> mapper{fn, is_leaf, roots, name};
+  return mapper(nullptr, prefix, full);
+}
+
 /// Splits a trailing is_leaf option off the trees.
 template <bool WithPath, class Fn, class Tree, class... Rest>
 auto map_trees(Fn& fn, Tree const& tree, Rest const&... rest) {
