@@ -18,6 +18,7 @@
 #include "jaxcc/numpy/linalg.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/nn/activations.hpp"
+#include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/pad.hpp"
 #include "jaxcc/primitives/reshape.hpp"

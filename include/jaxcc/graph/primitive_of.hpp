@@ -13,6 +13,9 @@
 //   batch(params, axis, dims, operands...)     -> {output, its BatchDim} (vmap;
 //                                                 dims: one per operand array)
 //   params_string(params)                      -> `axes=(0,)` for make_jaxpr
+//   bind(params, operands...), binds_axis(params, name)
+//                                              -> for collectives, which bind
+//                                                 to the trace of their axis
 // Operands are Array<T> or std::vector<Array<T>>.
 #pragma once
 
@@ -139,8 +142,12 @@ class PrimitiveOf final : public PrimitiveBase {
   }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
-    return std::apply([&](auto const&... ops) { return std::vector<AnyArray>{AnyArray(detail::bind<P>(params_, ops...))}; },
-                      rebuild(inputs));
+    return std::apply(
+        [&](auto const&... ops) {
+          if constexpr (requires { P::bind(params_, ops...); }) return std::vector<AnyArray>{AnyArray(P::bind(params_, ops...))};
+          else return std::vector<AnyArray>{AnyArray(detail::bind<P>(params_, ops...))};
+        },
+        rebuild(inputs));
   }
 
   std::vector<MaybeArray> jvp(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents,
@@ -184,6 +191,11 @@ class PrimitiveOf final : public PrimitiveBase {
     } else {
       throw Error("Differentiation rule for '" + std::string(P::name) + "' not implemented");
     }
+  }
+
+  bool binds_axis(std::string_view axis_name) const override {
+    if constexpr (requires { P::binds_axis(params_, axis_name); }) return P::binds_axis(params_, axis_name);
+    else return false;
   }
 
   Batched batch(std::span<AnyArray const> inputs, std::span<BatchDim const> dims, AxisData const& axis) const override {
