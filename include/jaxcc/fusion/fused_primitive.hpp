@@ -220,12 +220,11 @@ struct fused_p {
   template <class... L>
   static std::pair<Array<R>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
                                                     std::span<graph::BatchDim const> dims, L const&... leaves) {
-    std::int64_t rank = 0;
-    std::size_t i = 0;
-    ((rank = std::max(rank, leaves.ndim() - (dims[i++] ? 1 : 0))), ...);
-    i = 0;
-    auto const batched = std::tuple<L...>{detail::batched_for_broadcast(leaves, dims[i++], rank)...};
-    return {Array<R>(fusion::substitute<0>(p.expr, batched)), 0};
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      [[maybe_unused]] auto const rank = std::max({std::int64_t{0}, (leaves.ndim() - (dims[I] ? 1 : 0))...});
+      auto const batched = std::tuple<L...>{detail::batched_for_broadcast(leaves, dims[I], rank)...};
+      return std::pair<Array<R>, graph::BatchDim>{Array<R>(fusion::substitute<0>(p.expr, batched)), 0};
+    }(std::index_sequence_for<L...>{});
   }
 
  private:

@@ -1,6 +1,10 @@
 // Moving and making mapped axes: the building blocks of batching rules
 // (JAX's batching.moveaxis, broadcast, bdim_at_front, matchaxis). Each binds
 // transpose or broadcast_in_dim, so under an enclosing trace it is recorded.
+// Those two are named here only: including their headers from this one
+// would close include cycles through the primitives that use these helpers;
+// every TU that records a traced value includes them (fusion/
+// fused_primitive.hpp does, through primitives/reduce.hpp).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +51,12 @@ Array<T> bdim_at_front(Array<T> const& x, BatchDim dim, std::int64_t size) {
   return dim ? move_axis(x, *dim, 0) : broadcast_axis(x, size, 0);
 }
 
+/// x with its mapped axis at `to`; an unmapped x is broadcast to `size` there.
+template <Element T>
+Array<T> bdim_at(Array<T> const& x, BatchDim dim, std::int64_t size, std::int64_t to) {
+  return dim ? move_axis(x, *dim, to) : broadcast_axis(x, size, to);
+}
+
 /// x with its mapped axis first, or x itself when it is unmapped.
 template <Element T>
 Array<T> mapped_at_front(Array<T> const& x, BatchDim dim) {
@@ -80,6 +90,3 @@ inline std::size_t first_mapped(std::span<BatchDim const> dims) {
 }
 
 }  // namespace jaxcc::detail
-
-#include "jaxcc/primitives/broadcast_in_dim.hpp"
-#include "jaxcc/primitives/transpose.hpp"
