@@ -1,6 +1,7 @@
-// Indexing: jnp::take, and the functional updates behind `x.at(i, j)`:
-// `.get()`, `.set(v)`, `.add(v)`, `.subtract(v)`, `.multiply(v)`, `.min(v)`,
-// `.max(v)`. Updates return a new array; the indexed array is never changed.
+// Indexing: jnp::take, jnp::take_along_axis, and the functional updates
+// behind `x.at(i, j)`: `.get()`, `.set(v)`, `.add(v)`, `.subtract(v)`,
+// `.multiply(v)`, `.min(v)`, `.max(v)`. Updates return a new array; the
+// indexed array is never changed.
 //
 // Out-of-range integer indices follow JAX's defaults: `.get()` clamps them
 // into range, the updates drop them (the result equals the input). An index
@@ -60,6 +61,53 @@ template <ArrayLike A, ArrayLike I>
 Array<value_type_t<A>> take(A const& a, I const& indices, none_t = none, std::string_view mode = "fill",
                             std::optional<double> fill_value = std::nullopt) {
   return take(ravel(a), indices, 0, mode, fill_value);
+}
+
+/// numpy.take_along_axis: out[..., j, ...] = a[..., indices[..., j, ...], ...]
+/// along `axis`. `a` and `indices` have the same rank and broadcast along
+/// the other axes. `mode`: "fill" (default) or "clip", as take's, after
+/// negative indices are counted from the end. One gather: the other axes
+/// become axes that `a` and the indices share.
+template <ArrayLike A, ArrayLike I>
+  requires IndexElement<value_type_t<I>>
+Array<value_type_t<A>> take_along_axis(A const& a, I const& indices, std::int64_t axis,
+                                       std::string_view mode = "fill",
+                                       std::optional<double> fill_value = std::nullopt) {
+  auto const x = as_array(a);
+  Array<value_type_t<I>> const idx = indices;
+  if (x.ndim() != idx.ndim())
+    throw Error("indices and arr must have the same number of dimensions; " + std::to_string(idx.ndim()) + " vs. " +
+                std::to_string(x.ndim()));
+  auto const ax = detail::normalize_axis(axis, x.ndim(), "take_along_axis");
+  auto const at = static_cast<std::size_t>(ax);
+  Shape x_shape = x.shape(), idx_shape = idx.shape();
+  x_shape[at] = idx_shape[at] = 1;
+  auto common = detail::broadcast_shapes(x_shape, idx_shape, "take_along_axis");
+  common[at] = idx.shape()[at];
+  if (x.shape()[at] == 0) return zeros<value_type_t<A>>(common);  // as JAX: nothing to take
+  using Mode = primitives::gather_p::Mode;
+  Mode gather_mode;
+  if (mode == "fill" || mode == "drop") gather_mode = Mode::fill;
+  else if (mode == "clip") gather_mode = Mode::clip;
+  else throw Error("Unknown gather mode \"" + std::string(mode) + "\"");
+  // Negative indices count from the end, once, in every mode (as JAX).
+  auto const wrapped = where(idx < 0, idx + x.shape()[at], idx);
+  auto const last = x.ndim() - 1;
+  auto const idx_last = moveaxis(broadcast_to(wrapped, common), ax, last);
+  common[at] = x.shape()[at];
+  auto const x_last = moveaxis(broadcast_to(x, common), ax, last);
+  auto const out = detail::bind<primitives::gather_p>({last, gather_mode, fill_value, last}, x_last, idx_last);
+  return moveaxis(out, last, ax);
+}
+/// Without an axis, `a` is flattened first and `indices` must be 1-D.
+template <ArrayLike A, ArrayLike I>
+  requires IndexElement<value_type_t<I>>
+Array<value_type_t<A>> take_along_axis(A const& a, I const& indices, none_t, std::string_view mode = "fill",
+                                       std::optional<double> fill_value = std::nullopt) {
+  Array<value_type_t<I>> const idx = indices;
+  if (idx.ndim() != 1)
+    detail::throw_error("take_along_axis indices must be 1D if axis=None, got shape ", idx.shape());
+  return take_along_axis(ravel(a), idx, 0, mode, fill_value);
 }
 
 }  // namespace jaxcc::numpy

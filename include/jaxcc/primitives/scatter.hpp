@@ -5,7 +5,8 @@
 //    operand is dropped. One window, so indices are unique, and the
 //    derivatives are JAX's unique-index rules.
 //  - scatter_add_p: add updates at integer indices along one axis, the
-//    transpose of gather_p (primitives/gather.hpp); repeated indices add up.
+//    transpose of gather_p (primitives/gather.hpp), with the same leading
+//    axes shared by the operand and the indices; repeated indices add up.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/squeeze.hpp"
@@ -187,6 +189,19 @@ struct scatter_p {
     }
   }
 
+  /// vmap: the mapped axis goes last in the operand and the updates (made
+  /// there for an unmapped one), a window axis, so the leading indices stay.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x,
+                                                    Array<T> const& updates) {
+    auto const last = [&](Array<T> const& a, graph::BatchDim dim) {
+      return detail::bdim_at(a, dim, axis.size, a.ndim() - (dim ? 1 : 0));
+    };
+    auto const batched = last(x, dims[0]);
+    return {detail::bind<scatter_p>(p, batched, last(updates, dims[1])), batched.ndim() - 1};
+  }
+
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x, Array<T> const& updates) {
     if (!in_bounds(p, x.shape())) return x;  // dropped, as mode="drop"
@@ -254,15 +269,18 @@ struct scatter_add_p {
   static constexpr std::string_view name = "scatter-add";
   using Mode = gather_p::Mode;
   struct Params {
-    std::int64_t axis;  // non-negative
-    Mode mode;          // what an out-of-range index does, as gather_p's (fill: dropped)
+    std::int64_t axis;            // non-negative
+    Mode mode;                    // what an out-of-range index does, as gather_p's (fill: dropped)
+    std::int64_t batch_dims = 0;  // leading axes the operand and indices share, as gather_p's
   };
 
   template <Element T, IndexElement I>
   static Shape shape_rule(Params const& p, Array<T> const& x, Array<I> const& indices, Array<T> const& updates) {
     auto const axis = static_cast<std::size_t>(detail::normalize_axis(p.axis, x.ndim(), "scatter_add"));
+    gather_p::check_batch_dims(p.batch_dims, p.axis, x.shape(), indices.shape());
     Shape expected(x.shape().begin(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis));
-    for (auto d : indices.shape()) expected.push_back(d);
+    for (auto d = static_cast<std::size_t>(p.batch_dims); d < indices.shape().size(); ++d)
+      expected.push_back(indices.shape()[d]);
     for (auto d = axis + 1; d < x.shape().size(); ++d) expected.push_back(x.shape()[d]);
     if (!(updates.shape() == expected))
       detail::throw_error("scatter_add: updates of shape ", updates.shape(), " do not match the shape ", expected,
@@ -272,8 +290,9 @@ struct scatter_add_p {
   }
 
   static std::string params_string(Params const& p) {
-    return "axis=" + std::to_string(p.axis) + " indices_are_sorted=False mode=" + gather_p::mode_string(p.mode) +
-           " unique_indices=False";
+    auto const batch = p.batch_dims ? " batch_dims=" + std::to_string(p.batch_dims) : std::string();
+    return "axis=" + std::to_string(p.axis) + batch + " indices_are_sorted=False mode=" +
+           gather_p::mode_string(p.mode) + " unique_indices=False";
   }
   static void print(graph::JaxprWriter& w, Params const& p, std::span<std::string const> inputs,
                     std::span<graph::VarPtr const> outputs) {
@@ -289,7 +308,25 @@ struct scatter_add_p {
   static std::tuple<Array<T>, graph::NoCotangent, Array<T>> vjp(Params const& p, Array<T> const& ct, Array<T> const&,
                                                                 Array<T> const&, Array<I> const& indices,
                                                                 Array<T> const&) {
-    return {ct, {}, detail::bind<gather_p>({p.axis, p.mode, 0.0}, ct, indices)};
+    return {ct, {}, detail::bind<gather_p>({p.axis, p.mode, 0.0, p.batch_dims}, ct, indices)};
+  }
+
+  /// JAX's _scatter_batching_rule; the operand and updates are made mapped.
+  /// Unmapped indices: the mapped axis is the first past the shared ones in
+  /// both, updated whole. Mapped indices: one more shared axis, in front.
+  template <Element T, IndexElement I>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x,
+                                                    Array<I> const& indices, Array<T> const& updates) {
+    using detail::bdim_at;
+    auto const b = p.batch_dims;
+    if (!dims[1])
+      return {detail::bind<scatter_add_p>({p.axis + 1, p.mode, b}, bdim_at(x, dims[0], axis.size, b), indices,
+                                          bdim_at(updates, dims[2], axis.size, b)),
+              b};
+    return {detail::bind<scatter_add_p>({p.axis + 1, p.mode, b + 1}, bdim_at(x, dims[0], axis.size, 0),
+                                        detail::move_axis(indices, *dims[1], 0), bdim_at(updates, dims[2], axis.size, 0)),
+            0};
   }
 
   template <Element T, IndexElement I>
@@ -301,20 +338,23 @@ struct scatter_add_p {
     if (updates.size() == 0 || x.size() == 0) return allocation.first;
     auto const axis = static_cast<std::size_t>(p.axis);
     auto const n = x.shape()[axis];
-    std::int64_t outer = 1, inner = 1;
+    // outer: every position before the axis, the shared (batch) axes' included.
+    std::int64_t batches = 1, outer = 1, inner = 1;
     for (std::size_t d = 0; d < axis; ++d) outer *= x.shape()[d];
+    for (std::size_t d = 0; d < static_cast<std::size_t>(p.batch_dims); ++d) batches *= x.shape()[d];
     for (auto d = axis + 1; d < x.shape().size(); ++d) inner *= x.shape()[d];
     auto const idx = indices.to_vector();
     std::vector<std::int64_t> along(idx.size());
     for (std::size_t j = 0; j < idx.size(); ++j) along[j] = gather_p::position(idx[j], n, p.mode);
     auto const dense = detail::contiguous(updates);
     T const* src = dense.data();
-    auto const m = static_cast<std::int64_t>(along.size());
+    auto const m = static_cast<std::int64_t>(along.size()) / batches;  // indices per batch position
+    auto const per_batch = outer / batches;
     // Each outer position owns its own block of the result: split over those.
     detail::parallel_chunks(outer, 1, [&](std::int64_t lo, std::int64_t hi) {
       for (auto o = lo; o < hi; ++o)
         for (std::int64_t j = 0; j < m; ++j) {
-          auto const i = along[static_cast<std::size_t>(j)];
+          auto const i = along[static_cast<std::size_t>(o / per_batch * m + j)];
           if (i < 0) continue;  // out of range: dropped
           T* dst = data + (o * n + i) * inner;
           T const* row = src + (o * m + j) * inner;
