@@ -29,7 +29,6 @@
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 #include "jaxcc/tree/map.hpp"
-#include "jaxcc/tree/reduce.hpp"
 
 namespace jaxcc {
 
@@ -136,12 +135,6 @@ struct SpecifiedLeaf {
   std::string where;                 // `args[0]`, `args[1]['w']`
 };
 
-template <class Tree, class Fn>
-void for_each_leaf_of(Tree const& tree, Fn&& fn) {
-  if constexpr (AnArray<Tree>) fn(tree);
-  else tree::for_each_leaf(fn, tree);
-}
-
 /// Each array leaf of `tree` with the axis of the prefix `spec` over it.
 template <class Spec, class Tree>
 std::vector<SpecifiedLeaf> specified_leaves(std::string_view name, std::string_view root, Spec const& spec,
@@ -152,10 +145,22 @@ std::vector<SpecifiedLeaf> specified_leaves(std::string_view name, std::string_v
         name,
         [&](tree::KeyPath const& path, auto const& s, auto const& subtree) {
           auto const axis = axis_of(s);
-          for_each_leaf_of(subtree, [&](auto const& leaf) {
-            if constexpr (AnArray<std::remove_cvref_t<decltype(leaf)>>)
-              out.push_back({AnyArray(leaf), axis, std::string(root) + tree::keystr(path)});
-          });
+          std::string where(root);
+          where += tree::keystr(path);
+          if constexpr (AnArray<std::remove_cvref_t<decltype(subtree)>>) {
+            out.push_back({AnyArray(subtree), axis, where});
+          } else {
+            tree::map_with_path(
+                [&](tree::KeyPath const& inner, auto const& leaf) {
+                  if constexpr (AnArray<std::remove_cvref_t<decltype(leaf)>>) {
+                    std::string leaf_where = where;
+                    leaf_where += tree::keystr(inner);
+                    out.push_back({AnyArray(leaf), axis, std::move(leaf_where)});
+                  }
+                  return 0;
+                },
+                subtree);
+          }
           return 0;
         },
         spec, tree);
@@ -169,8 +174,12 @@ std::vector<SpecifiedLeaf> specified_leaves(std::string_view name, std::string_v
 inline std::string short_type(AnyArray const& x) {
   std::string s(name(x.dtype()));
   s += '[';
-  for (std::size_t i = 0; i < x.shape().size(); ++i) s += (i ? "," : "") + std::to_string(x.shape()[i]);
-  return s + ']';
+  for (std::size_t i = 0; i < x.shape().size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(x.shape()[i]);
+  }
+  s += ']';
+  return s;
 }
 
 /// The batch size the mapped axes agree on (JAX's _mapped_axis_size, with
