@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/array.hpp"
@@ -81,6 +83,15 @@ struct ArgReduction {
   template <Element T>
   static graph::NoCotangent vjp(Params const&, Array<std::int32_t> const&, Array<std::int32_t> const&, Array<T> const&) {
     return {};
+  }
+
+  /// The mapped axis stays; the reduced axis steps over it (JAX's defreducer).
+  template <Element T>
+  static std::pair<Array<std::int32_t>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                               std::span<graph::BatchDim const> dims,
+                                                               Array<T> const& x) {
+    auto const b = *dims[0];
+    return {bind<Derived>(Params{p.axis >= b ? p.axis + 1 : p.axis}, x), p.axis < b ? b - 1 : b};
   }
 
   template <Element T>

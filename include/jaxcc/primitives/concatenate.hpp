@@ -1,16 +1,19 @@
 // concatenate: join arrays along an existing dimension. Always one new
 // array; each operand (any strides) is written into its window of it.
 // Its JVP concatenates the tangents; its VJP splits the cotangent back into
-// one slice per operand, as JAX's.
+// one slice per operand, as JAX's; batched, it joins the batched operands.
 #pragma once
 
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/slice.hpp"
 
 namespace jaxcc::primitives {
@@ -67,6 +70,21 @@ struct concatenate_p {
       start[axis] = limit[axis];
     }
     return cts;
+  }
+
+  /// Every operand gets its mapped axis where the first mapped one has it
+  /// (an unmapped operand is broadcast there, JAX's rule), and the join
+  /// steps over that axis.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims,
+                                                    std::vector<Array<T>> const& operands) {
+    auto const b = *dims[detail::first_mapped(dims)];
+    std::vector<Array<T>> batched;
+    batched.reserve(operands.size());
+    for (std::size_t i = 0; i < operands.size(); ++i)
+      batched.push_back(detail::bdim_at(operands[i], dims[i], axis.size, b));
+    return {detail::bind<concatenate_p>({p.dimension >= b ? p.dimension + 1 : p.dimension}, batched), b};
   }
 
   template <Element T>

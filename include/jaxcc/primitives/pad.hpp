@@ -6,7 +6,8 @@
 // pad is linear in both operands. Its JVP pads the operand's tangent with
 // the padding value's; its VJP (JAX's _pad_transpose) crops and
 // de-interleaves the cotangent for the operand, and gives the padding value
-// the sum of everything else. It is the transpose of slice.
+// the sum of everything else. It is the transpose of slice. Its batching
+// rule (defined at the end, after the headers it uses) is JAX's.
 #pragma once
 
 #include <algorithm>
@@ -14,13 +15,16 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/slice.hpp"
 
@@ -97,6 +101,11 @@ struct pad_p {
   }
 
   template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x,
+                                                    Array<T> const& padding_value);
+
+  template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x, Array<T> const& padding_value) {
     auto const out_strides = detail::contiguous_strides(out_shape);
     auto [out, data] = detail::allocate<T>(std::move(out_shape));
@@ -169,4 +178,31 @@ Array<value_type_t<A>> pad(A const& operand, V const& padding_value,
 }  // namespace jaxcc::lax
 
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/reduce.hpp"
+
+namespace jaxcc::primitives {
+
+/// An unmapped padding value: pad around the mapped axis. A mapped one: pad
+/// with zeros, then select each example's value wherever padding went (an
+/// unmapped operand is padded once, unbroadcast).
+template <Element T>
+std::pair<Array<T>, graph::BatchDim> pad_p::batch(Params const& p, graph::AxisData const&,
+                                                  std::span<graph::BatchDim const> dims, Array<T> const& x,
+                                                  Array<T> const& padding_value) {
+  auto q = p;
+  if (!dims[1]) {
+    auto const b = *dims[0];
+    q.padding_config.insert(q.padding_config.begin() + b, std::array<std::int64_t, 3>{0, 0, 0});
+    return {detail::bind<pad_p>(q, x, padding_value), b};
+  }
+  auto const operand = detail::mapped_at_front(x, dims[0]);
+  if (dims[0]) q.padding_config.insert(q.padding_config.begin(), std::array<std::int64_t, 3>{0, 0, 0});
+  auto const padded = detail::bind<pad_p>(q, operand, detail::zeros_view<T>(Shape{}));
+  Shape const example(operand.shape().begin() + (dims[0] ? 1 : 0), operand.shape().end());
+  auto const is_padding = detail::bind<pad_p>(p, detail::zeros_view<bool>(example), numpy::array(true));
+  auto const value = detail::batched_for_broadcast(padding_value, dims[1], example.rank());
+  return {Array<T>(fusion::make_expr<select_p>(is_padding, value, padded)), 0};
+}
+
+}  // namespace jaxcc::primitives

@@ -10,6 +10,10 @@
 // (primitives/pad.hpp), dynamic_slice to a dynamic_update_slice into zeros,
 // and dynamic_update_slice to the pair of those. Start indices take no
 // cotangent.
+//
+// Batched, each keeps the mapped axis whole. Mapped start indices make
+// dynamic_slice one gather and dynamic_update_slice one gather and a select
+// (JAX uses a gather and a scatter): defined at the end of this file.
 #pragma once
 
 #include <algorithm>
@@ -18,12 +22,17 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/primitives/bind.hpp"
 
 namespace jaxcc {
@@ -79,9 +88,11 @@ void check_scalar_starts(std::vector<Array<I>> const& starts, std::string_view o
 namespace primitives {
 
 // Defined below (and pad_p in primitives/pad.hpp, included at the end): the
-// rules of one refer to the other.
+// rules of one refer to the other. gather_p (primitives/gather.hpp) is what
+// dynamic_slice batches to when its start indices are mapped.
 struct pad_p;
 struct dynamic_update_slice_p;
+struct gather_p;
 
 struct slice_p {
   static constexpr std::string_view name = "slice";
@@ -151,6 +162,18 @@ struct slice_p {
     return detail::bind<pad_p>({std::move(config)}, ct, detail::zeros_view<T>(Shape{}));
   }
 
+  /// The mapped axis is kept whole; the bounds step over it.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    auto const b = *dims[0];
+    Params q = p;
+    q.start_indices.insert(q.start_indices.begin() + b, 0);
+    q.limit_indices.insert(q.limit_indices.begin() + b, x.shape()[static_cast<std::size_t>(b)]);
+    if (!q.strides.empty()) q.strides.insert(q.strides.begin() + b, 1);
+    return {detail::bind<slice_p>(q, x), b};
+  }
+
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
     auto offset = detail::offset_of(x);
@@ -206,6 +229,11 @@ struct dynamic_slice_p {
   }
 
   template <Element T, IndexElement I>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x,
+                                                    std::vector<Array<I>> const& start_indices);
+
+  template <Element T, IndexElement I>
   static Array<T> impl(Params const&, Shape out_shape, Array<T> const& x, std::vector<Array<I>> const& start_indices) {
     auto const starts = detail::clamped_starts(start_indices, x.shape(), out_shape);
     auto offset = detail::offset_of(x);
@@ -253,6 +281,11 @@ struct dynamic_update_slice_p {
   }
 
   template <Element T, IndexElement I>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x,
+                                                    Array<T> const& update, std::vector<Array<I>> const& start_indices);
+
+  template <Element T, IndexElement I>
   static Array<T> impl(Params const&, Shape out_shape, Array<T> const& x, Array<T> const& update,
                        std::vector<Array<I>> const& start_indices) {
     auto const starts = detail::clamped_starts(start_indices, x.shape(), update.shape());
@@ -271,3 +304,140 @@ struct dynamic_update_slice_p {
 }  // namespace jaxcc
 
 #include "jaxcc/primitives/pad.hpp"
+// What the batching rules below use; these headers include this one. (Not
+// gather.hpp: scatter.hpp, which it includes, needs numpy::where while this
+// header is being read on the way to it. lax/slicing.hpp, which binds these
+// primitives, is where gather_p must be complete.)
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
+
+namespace jaxcc::detail {
+
+/// Whether any of `dims` is mapped.
+inline bool any_mapped(std::span<BatchDim const> dims) {
+  return std::any_of(dims.begin(), dims.end(), [](BatchDim const& d) { return d.has_value(); });
+}
+
+// With mapped start indices the rules below compute element positions (in
+// int64: they may pass int32's range) and read them with one gather. The
+// position type P and Gather (gather_p) are template parameters so that the
+// arithmetic and the gather are looked up when a rule is instantiated: the
+// headers defining them include this one, so here they may be incomplete.
+
+/// x clamped into [lo, hi].
+template <Element P>
+Array<P> clamp_between(Array<P> const& x, P lo, P hi) {
+  return fusion::make_expr<primitives::min_p>(fusion::make_expr<primitives::max_p>(x, fusion::ScalarLeaf<P>{lo}),
+                                              fusion::ScalarLeaf<P>{hi});
+}
+
+/// 0, 1, ..., n - 1 along `axis` of an array of rank `rank` whose other
+/// dimensions have size 1.
+template <Element P>
+Array<P> iota_along(std::int64_t n, std::int64_t axis, std::int64_t rank) {
+  Shape shape(static_cast<std::size_t>(rank), 1);
+  shape[static_cast<std::size_t>(axis)] = n;
+  return numpy::arange<P>(n).reshape(shape);
+}
+
+/// x's elements in row-major order at `positions` (all in range).
+template <class Gather, Element T, Element P>
+Array<T> take_flat(Array<T> const& x, Array<P> const& positions) {
+  return bind<Gather>({0, Gather::Mode::clip, std::nullopt}, x.reshape(Shape{x.size()}), positions);
+}
+
+/// dynamic_slice with mapped starts: example e's window element j is element
+/// e * size(example) + sum_d (start[e, d] + j_d) * stride_d of the operand
+/// flattened with its mapped axis first.
+template <class Gather, Element P, Element T, IndexElement I>
+std::pair<Array<T>, BatchDim> dynamic_slice_by_gather(Shape const& sizes, std::int64_t batch,
+                                                      std::span<BatchDim const> dims, Array<T> const& x,
+                                                      std::vector<Array<I>> const& starts) {
+  auto const operand = mapped_at_front(x, dims[0]);
+  Shape const shape(operand.shape().begin() + (dims[0] ? 1 : 0), operand.shape().end());
+  auto const strides = contiguous_strides(shape);
+  auto const rank = shape.rank();
+  // Where each example's window starts, and each window element's offset.
+  Array<P> first = zeros_view<P>(Shape{});
+  if (dims[0]) first = numpy::arange<P>(batch) * static_cast<P>(shape.numel());
+  Array<P> offset = zeros_view<P>(Shape{});
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    auto const start = clamp_between<P>(starts[d].template astype<P>(), 0, shape[d] - sizes[d]);
+    first = first + start * static_cast<P>(strides[d]);
+    offset = offset + iota_along<P>(sizes[d], static_cast<std::int64_t>(d), rank) * static_cast<P>(strides[d]);
+  }
+  return {take_flat<Gather>(operand, Array<P>(batched_for_broadcast(first, 0, rank) + offset)), 0};
+}
+
+/// dynamic_update_slice with mapped starts: each element of the result reads
+/// the update where it lies inside its example's window and the operand
+/// elsewhere: one gather from the flattened update (at positions clipped
+/// into it) and a select.
+template <class Gather, Element P, Element T, IndexElement I>
+std::pair<Array<T>, BatchDim> dynamic_update_slice_by_gather(std::int64_t batch, std::span<BatchDim const> dims,
+                                                             Array<T> const& x, Array<T> const& update,
+                                                             std::vector<Array<I>> const& starts) {
+  auto const operand = mapped_at_front(x, dims[0]);
+  auto const source = mapped_at_front(update, dims[1]);
+  Shape const shape(operand.shape().begin() + (dims[0] ? 1 : 0), operand.shape().end());
+  Shape const window(source.shape().begin() + (dims[1] ? 1 : 0), source.shape().end());
+  if (window.numel() == 0) return {x, dims[0]};
+  auto const strides = contiguous_strides(window);
+  auto const rank = shape.rank();
+  // Per element of the result: where it reads the flattened update, and how
+  // far outside its window it lies (0 inside).
+  Array<P> position = zeros_view<P>(Shape{});
+  if (dims[1])
+    position = batched_for_broadcast(Array<P>(numpy::arange<P>(batch) * static_cast<P>(window.numel())), 0, rank);
+  Array<P> outside = zeros_view<P>(Shape{});
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    Array<P> const start = clamp_between<P>(starts[d].template astype<P>(), 0, shape[d] - window[d]);
+    Array<P> const along = iota_along<P>(shape[d], static_cast<std::int64_t>(d) + 1, rank + 1) -
+                           batched_for_broadcast(start, dims[d + 2], rank);
+    Array<P> const clipped = clamp_between<P>(along, 0, window[d] - 1);
+    position = position + clipped * static_cast<P>(strides[d]);
+    outside = outside + (along - clipped) * (along - clipped);
+  }
+  auto const inside = fusion::make_expr<primitives::eq_p>(outside, fusion::ScalarLeaf<P>{0});
+  return {Array<T>(fusion::make_expr<primitives::select_p>(inside, take_flat<Gather>(source, position), operand)), 0};
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::primitives {
+
+/// Unmapped starts: one dynamic_slice that takes the mapped axis whole.
+/// Mapped starts: one gather (JAX's rule is a gather too).
+template <Element T, IndexElement I>
+std::pair<Array<T>, graph::BatchDim> dynamic_slice_p::batch(Params const& p, graph::AxisData const& axis,
+                                                            std::span<graph::BatchDim const> dims, Array<T> const& x,
+                                                            std::vector<Array<I>> const& start_indices) {
+  if (detail::any_mapped(dims.subspan(1)))
+    return detail::dynamic_slice_by_gather<gather_p, std::int64_t>(p.slice_sizes, axis.size, dims, x, start_indices);
+  auto const b = *dims[0];
+  Params q = p;
+  q.slice_sizes.insert(q.slice_sizes.begin() + b, axis.size);
+  auto starts = start_indices;
+  starts.insert(starts.begin() + b, detail::zeros_view<I>(Shape{}));
+  return {detail::bind<dynamic_slice_p>(q, x, starts), b};
+}
+
+/// Unmapped starts: one dynamic_update_slice of the operand and the update
+/// with their mapped axes in one place. Mapped starts: a gather and a select
+/// (where JAX's rule scatters).
+template <Element T, IndexElement I>
+std::pair<Array<T>, graph::BatchDim> dynamic_update_slice_p::batch(Params const& p, graph::AxisData const& axis,
+                                                                   std::span<graph::BatchDim const> dims,
+                                                                   Array<T> const& x, Array<T> const& update,
+                                                                   std::vector<Array<I>> const& start_indices) {
+  if (detail::any_mapped(dims.subspan(2)))
+    return detail::dynamic_update_slice_by_gather<gather_p, std::int64_t>(axis.size, dims, x, update, start_indices);
+  auto const b = dims[0] ? *dims[0] : *dims[1];
+  auto starts = start_indices;
+  starts.insert(starts.begin() + b, detail::zeros_view<I>(Shape{}));
+  return {detail::bind<dynamic_update_slice_p>(p, detail::bdim_at(x, dims[0], axis.size, b),
+                                               detail::bdim_at(update, dims[1], axis.size, b), starts),
+          b};
+}
+
+}  // namespace jaxcc::primitives

@@ -1,18 +1,24 @@
 // squeeze: drop size-1 dimensions. Always a view (the dropped dimensions'
 // strides are simply forgotten). Its JVP squeezes the tangent; its VJP puts
-// the dimensions back (expand_dims, a broadcast_in_dim), as JAX's.
+// the dimensions back (expand_dims, a broadcast_in_dim), as JAX's; its
+// batching rule squeezes around the mapped axis.
 #pragma once
 
 #include <algorithm>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
-#include "jaxcc/primitives/broadcast_in_dim.hpp"
 
 namespace jaxcc::primitives {
+
+// The VJP's broadcast, bound by name: broadcast_in_dim.hpp (included at the
+// end) reaches this header through slice.hpp's batching rules.
+struct broadcast_in_dim_p;
 
 struct squeeze_p {
   static constexpr std::string_view name = "squeeze";
@@ -52,7 +58,21 @@ struct squeeze_p {
     Axes remaining;
     for (std::int64_t d = 0; d < x.ndim(); ++d)
       if (std::find(p.dimensions.begin(), p.dimensions.end(), d) == p.dimensions.end()) remaining.push_back(d);
-    return lax::broadcast_in_dim(ct, x.shape(), remaining);
+    return detail::bind<broadcast_in_dim_p>({x.shape(), remaining}, ct);
+  }
+
+  /// The mapped axis stays where it is; the squeezed dimensions step over it.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    auto const b = *dims[0];
+    Params q;
+    std::int64_t before = 0;  // squeezed dimensions in front of the mapped axis
+    for (auto d : p.dimensions) {
+      q.dimensions.push_back(d >= b ? d + 1 : d);
+      before += d < b ? 1 : 0;
+    }
+    return {detail::bind<squeeze_p>(q, x), b - before};
   }
 
   template <Element T>
@@ -86,3 +106,5 @@ Array<T> squeeze(Array<T> const& x, Axes const& dimensions) {
 }
 
 }  // namespace jaxcc::lax
+
+#include "jaxcc/primitives/broadcast_in_dim.hpp"

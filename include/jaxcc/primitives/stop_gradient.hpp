@@ -1,7 +1,9 @@
 // stop_gradient: the identity whose derivative is zero.
 #pragma once
 
+#include <span>
 #include <string_view>
+#include <utility>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
@@ -28,6 +30,12 @@ struct stop_gradient_p {
   template <Element T>
   static graph::NoCotangent vjp(Params const&, Array<T> const&, Array<T> const&, Array<T> const&) {
     return {};
+  }
+  /// The identity, so the mapped axis stays where it is.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    return {detail::bind<stop_gradient_p>(p, x), dims[0]};
   }
 };
 
