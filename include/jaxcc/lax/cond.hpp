@@ -1,8 +1,11 @@
 // lax::cond: both branches traced once into programs taking the same
 // operands, one equation choosing between them at run time. Its JVP and VJP
 // are conds of the branches' JVPs and VJPs (each recomputing its forward
-// pass); the predicate takes no derivative. lax::select is the elementwise
-// choice.
+// pass); the predicate takes no derivative. Batched with the same branch
+// for every example, it is a cond of the batched branches; with a mapped
+// predicate, every branch runs on the whole batch and each example's result
+// is selected, as JAX does. lax::select is the elementwise choice (jnp.where's
+// primitive, batched as any elementwise one).
 #pragma once
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 
 namespace jaxcc::detail {
@@ -55,21 +59,23 @@ inline JvpBody vjp_body(graph::Program const& p, std::vector<bool> const& nonzer
 }
 
 /// Derived bodies of every branch whose outputs agree: traced once each,
-/// then again where a branch lacks an output (a symbolic zero) that another
-/// has. `derive(branch, instantiate)` returns a JvpBody.
+/// then again where a branch lacks an output (a symbolic zero, an unmapped
+/// value) that another has. `derive(branch, instantiate)` returns a JvpBody
+/// or a BatchedBody: the body, then which outputs it has.
 template <class Derive>
 std::pair<std::vector<Body>, std::vector<bool>> unified_bodies(std::vector<graph::Program> const& branches,
                                                                 std::size_t num_outputs, Derive const& derive) {
   std::vector<bool> const none(num_outputs, false);
-  std::vector<JvpBody> derived;
+  std::vector<std::pair<Body, std::vector<bool>>> derived;
   std::vector<bool> any(num_outputs, false);
   for (auto const& b : branches) {
-    derived.push_back(derive(b, none));
-    for (std::size_t o = 0; o < num_outputs; ++o) any[o] = any[o] || derived.back().nonzero_out[o];
+    auto [body, has] = derive(b, none);
+    for (std::size_t o = 0; o < num_outputs; ++o) any[o] = any[o] || has[o];
+    derived.emplace_back(std::move(body), std::move(has));
   }
   std::vector<Body> bodies;
   for (std::size_t k = 0; k < branches.size(); ++k)
-    bodies.push_back(derived[k].nonzero_out == any ? std::move(derived[k].body) : derive(branches[k], any).body);
+    bodies.push_back(derived[k].second == any ? std::move(derived[k].first) : derive(branches[k], any).body);
   return {std::move(bodies), std::move(any)};
 }
 
@@ -131,6 +137,29 @@ class CondCall final : public graph::PrimitiveBase, public std::enable_shared_fr
     return result;
   }
 
+  /// JAX's _cond_batching_rule.
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    if (dims[0]) return batch_mapped_index(inputs, dims, axis);
+    // One cond for the whole batch: branches batched alike, their outputs
+    // mapped where any branch's is.
+    std::vector<AnyArray> ops;
+    std::vector<graph::BatchDim> op_dims;
+    for (std::size_t k = 1; k < inputs.size(); ++k) {
+      ops.push_back(dims[k] ? mapped_at(inputs[k], dims[k], 0, axis.size) : inputs[k]);
+      op_dims.push_back(dims[k] ? graph::BatchDim(0) : graph::not_mapped);
+    }
+    auto const num_outputs = branches_[0].outputs.size();
+    auto [bodies, out_mapped] = unified_bodies(branches_, num_outputs, [&](graph::Program const& b, std::vector<bool> const& inst) {
+      return batched_body(b, op_dims, inst, axis);
+    });
+    return {bind_cond(inputs[0].as<std::int32_t>(), std::move(bodies), ops), front_dims(out_mapped)};
+  }
+
+  bool binds_axis(std::string_view axis_name) const override {
+    return std::any_of(branches_.begin(), branches_.end(), [&](auto const& b) { return program_binds_axis(b, axis_name); });
+  }
+
   void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {
     print_call(w, "cond", inputs, outputs, [&] {
@@ -148,6 +177,37 @@ class CondCall final : public graph::PrimitiveBase, public std::enable_shared_fr
   }
 
  private:
+  /// Every branch on the whole batch, then each example's output selected by
+  /// its (clamped) index. Each branch sees its operands through a select
+  /// that stops their gradient for the examples it does not take, so that
+  /// its derivative there (possibly nan) is dropped rather than multiplied
+  /// by zero (jax#1052).
+  graph::Batched batch_mapped_index(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                                    graph::AxisData const& axis) const {
+    auto const last = static_cast<std::int32_t>(branches_.size()) - 1;
+    Array<std::int32_t> const index =
+        numpy::clip(mapped_at(inputs[0], dims[0], 0, axis.size).as<std::int32_t>(), std::int32_t{0}, last);
+    std::vector<AnyArray> ops;
+    for (std::size_t k = 1; k < inputs.size(); ++k) ops.push_back(mapped_at(inputs[k], dims[k], 0, axis.size));
+    std::vector<graph::BatchDim> const op_dims(ops.size(), 0);
+    std::vector<AnyArray> out;
+    for (std::size_t b = 0; b < branches_.size(); ++b) {
+      Array<bool> const taken = index == static_cast<std::int32_t>(b);
+      std::vector<AnyArray> guarded;
+      for (auto const& x : ops)
+        guarded.push_back(is_float_dtype(x.dtype())
+                              ? select_mapped(taken, x, x.visit([](auto const& a) -> AnyArray { return stop_gradient(a); }))
+                              : x);
+      auto const branch = graph::batch_program(branches_[b], guarded, op_dims, axis);
+      for (std::size_t o = 0; o < branch.values.size(); ++o) {
+        auto const value = mapped_at(branch.values[o], branch.dims[o], 0, axis.size);
+        if (b == 0) out.push_back(value);
+        else out[o] = select_mapped(taken, value, out[o]);
+      }
+    }
+    return {std::move(out), std::vector<graph::BatchDim>(branches_[0].outputs.size(), 0)};
+  }
+
   std::vector<graph::Program> branches_;
 };
 

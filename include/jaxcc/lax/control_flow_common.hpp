@@ -1,7 +1,8 @@
 // What cond, scan and while_loop share: bodies traced once into closed
 // programs, the JVP of a program as a program (so a loop's derivative is a
-// loop again), JAX's carry and branch type checks, and printing equations
-// whose parameters are programs.
+// loop again), a program batched as a program (so a loop's batched form is
+// one loop again), JAX's carry and branch type checks, and printing
+// equations whose parameters are programs.
 #pragma once
 
 #include <algorithm>
@@ -16,9 +17,14 @@
 #include <vector>
 
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/jaxpr.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/numpy/creation.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
+#include "jaxcc/primitives/transpose.hpp"
 // trace_call.hpp's array_leaves walks trees with tree::for_each_leaf but
 // does not include its header.
 #include "jaxcc/tree/reduce.hpp"
@@ -199,6 +205,62 @@ inline JvpBody loop_jvp_body(graph::Program const& p, std::span<std::size_t cons
 
 inline std::size_t count_true(std::vector<bool> const& v) {
   return static_cast<std::size_t>(std::count(v.begin(), v.end(), true));
+}
+
+// ---- batching -----------------------------------------------------------------
+
+/// x with its mapped axis at `to`; an unmapped x is broadcast to `size` there.
+inline AnyArray mapped_at(AnyArray const& x, graph::BatchDim dim, std::int64_t to, std::int64_t size) {
+  return x.visit([&](auto const& a) -> AnyArray { return dim ? move_axis(a, *dim, to) : broadcast_axis(a, size, to); });
+}
+
+/// Per example, on_true where pred holds, else on_false: pred is (batch,),
+/// the cases are mapped at axis 0 and share a type (JAX's _bcast_select).
+inline AnyArray select_mapped(Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) {
+  return on_true.visit([&](auto const& t) -> AnyArray {
+    using T = typename std::remove_cvref_t<decltype(t)>::value_type;
+    return Array<T>(numpy::where(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
+  });
+}
+
+/// A program batched, as a body (JAX's batch_jaxpr_axes): its inputs are
+/// mapped along `in_dims`; each output is mapped at axis 0 if it comes out
+/// mapped or `instantiate` asks, and `out_mapped` says which are.
+struct BatchedBody {
+  Body body;
+  std::vector<bool> out_mapped;
+};
+
+inline BatchedBody batched_body(graph::Program const& p, std::span<graph::BatchDim const> in_dims,
+                                std::vector<bool> const& instantiate, graph::AxisData const& axis) {
+  auto arguments = input_avals(p);
+  for (std::size_t i = 0; i < arguments.size(); ++i)
+    if (in_dims[i]) arguments[i].shape.insert(arguments[i].shape.begin() + *in_dims[i], axis.size);
+  std::vector<bool> out_mapped(p.outputs.size());
+  auto const fn = [&](std::vector<AnyArray> const& args) {
+    auto out = graph::batch_program(p, args, in_dims, axis);
+    for (std::size_t o = 0; o < out.values.size(); ++o) {
+      out_mapped[o] = out.dims[o] || instantiate[o];
+      if (out_mapped[o]) out.values[o] = mapped_at(out.values[o], out.dims[o], 0, axis.size);
+    }
+    return out.values;
+  };
+  auto body = trace_body(fn, arguments);
+  return {std::move(body), std::move(out_mapped)};
+}
+
+/// Axis 0 where `mapped`, else not mapped: the dims a batched body's outputs have.
+inline std::vector<graph::BatchDim> front_dims(std::vector<bool> const& mapped) {
+  std::vector<graph::BatchDim> out;
+  for (bool m : mapped) out.push_back(m ? graph::BatchDim(0) : graph::not_mapped);
+  return out;
+}
+
+/// Whether a program holds a collective over the named axis (then vmap must
+/// batch the call that carries it even when no operand is mapped).
+inline bool program_binds_axis(graph::Program const& p, std::string_view axis_name) {
+  return std::any_of(p.trace->equations.begin(), p.trace->equations.end(),
+                     [&](graph::Equation const& eq) { return eq.primitive->binds_axis(axis_name); });
 }
 
 // ---- JAX's type checks --------------------------------------------------------

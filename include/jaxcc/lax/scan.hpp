@@ -3,7 +3,9 @@
 // equation. Its JVP is a scan of the body's JVP (tangents carried beside the
 // primals); its VJP is a scan that stacks the carry entering each step,
 // then a scan in the opposite direction applying the body's VJP per step
-// and summing the cotangents of what the body closes over.
+// and summing the cotangents of what the body closes over. Batched, it is a
+// scan of the batched body, the xs and ys mapped at axis 1 (axis 0 is the
+// scanned one).
 #pragma once
 
 #include <array>
@@ -199,6 +201,46 @@ class ScanCall final : public graph::PrimitiveBase, public std::enable_shared_fr
     for (auto x : float_xs) result[nc + ncarry + x] = outs[k++];
     return result;
   }
+
+  /// JAX's _scan_batching_rule. A carry mapped on the way out must be
+  /// mapped on the way in: the carries that start unmapped are made mapped,
+  /// and the body batched again, until none becomes mapped.
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    auto const [nc, ncarry, nx, ny] = sizes(inputs.size());
+    // The body's consts keep their mapped axes; a step of x is mapped one
+    // axis lower than xs, whose axis 0 is scanned (so a mapped axis 0 moves to 1).
+    std::vector<graph::BatchDim> body_dims(dims.begin(), dims.end());
+    for (auto k = nc + ncarry; k < inputs.size(); ++k)
+      if (dims[k]) body_dims[k] = *dims[k] == 0 ? 0 : *dims[k] - 1;
+    std::vector<bool> carry_mapped(ncarry);
+    for (std::size_t i = 0; i < ncarry; ++i) carry_mapped[i] = dims[nc + i].has_value();
+    std::vector<bool> instantiate(ncarry + ny, false);
+    for (;;) {
+      for (std::size_t i = 0; i < ncarry; ++i) {
+        body_dims[nc + i] = carry_mapped[i] ? graph::BatchDim(0) : graph::not_mapped;
+        instantiate[i] = carry_mapped[i];
+      }
+      auto batched = batched_body(body_, body_dims, instantiate, axis);
+      bool grew = false;
+      for (std::size_t i = 0; i < ncarry; ++i)
+        if (batched.out_mapped[i] && !carry_mapped[i]) carry_mapped[i] = grew = true;
+      if (grew) continue;
+
+      std::vector<AnyArray> args(inputs.begin(), inputs.end());
+      for (std::size_t i = 0; i < ncarry; ++i)
+        if (carry_mapped[i]) args[nc + i] = mapped_at(inputs[nc + i], dims[nc + i], 0, axis.size);
+      for (auto k = nc + ncarry; k < inputs.size(); ++k)
+        if (dims[k] == 0) args[k] = mapped_at(inputs[k], 0, 1, axis.size);
+      auto outs = bind_scan(std::move(batched.body), nc, ncarry, params_.length, params_.reverse, args);
+      auto out_dims = front_dims(batched.out_mapped);
+      for (auto j = ncarry; j < out_dims.size(); ++j)
+        if (out_dims[j]) out_dims[j] = 1;
+      return {std::move(outs), std::move(out_dims)};
+    }
+  }
+
+  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(body_, axis_name); }
 
   void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {

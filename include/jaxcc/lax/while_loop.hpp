@@ -2,6 +2,9 @@
 // into programs, so the loop is one equation whatever its trip count. Its
 // JVP is a while loop carrying tangents beside the primals; reverse mode is
 // not defined (the trip count is not known before running), as in JAX.
+// Batched, it is one while loop of the batched programs; when the predicate
+// differs between examples, the loop runs while any example's holds, and
+// the examples whose predicate fails keep their carry.
 #pragma once
 
 #include <array>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "jaxcc/lax/control_flow_common.hpp"
+#include "jaxcc/numpy/reductions.hpp"
 
 namespace jaxcc::detail {
 
@@ -75,6 +79,82 @@ class WhileCall final : public graph::PrimitiveBase, public std::enable_shared_f
     throw Error(
         "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop "
         "values. Try using lax.scan, or using fori_loop with static start/stop.");
+  }
+
+  /// JAX's _while_loop_batching_rule, with its lowering of a mapped
+  /// predicate (reduce_or to decide, a select per carry in the body).
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    auto const ncc = cond_nconsts_, nbc = body_nconsts_;
+    auto const ncarry = inputs.size() - ncc - nbc;
+    auto const cond_consts = inputs.first(ncc);
+    auto const body_consts = inputs.subspan(ncc, nbc);
+    auto const init = inputs.subspan(ncc + nbc);
+    std::vector<bool> carry_mapped(ncarry);
+    for (std::size_t i = 0; i < ncarry; ++i) carry_mapped[i] = dims[ncc + nbc + i].has_value();
+    // The consts keep their mapped axes; a mapped carry has its at 0.
+    auto const program_dims = [&](std::size_t nconsts_from, std::size_t nconsts) {
+      std::vector<graph::BatchDim> d(dims.begin() + static_cast<std::ptrdiff_t>(nconsts_from),
+                                     dims.begin() + static_cast<std::ptrdiff_t>(nconsts_from + nconsts));
+      for (bool m : carry_mapped) d.push_back(m ? graph::BatchDim(0) : graph::not_mapped);
+      return d;
+    };
+    // A carry mapped on the way out must be mapped on the way in.
+    auto body = batched_body(body_, program_dims(ncc, nbc), carry_mapped, axis);
+    for (;;) {
+      bool grew = false;
+      for (std::size_t i = 0; i < ncarry; ++i)
+        if (body.out_mapped[i] && !carry_mapped[i]) carry_mapped[i] = grew = true;
+      if (!grew) break;
+      body = batched_body(body_, program_dims(ncc, nbc), carry_mapped, axis);
+    }
+    auto cond = batched_body(cond_, program_dims(0, ncc), {false}, axis);
+    if (!cond.out_mapped[0]) {
+      std::vector<AnyArray> carry;
+      for (std::size_t i = 0; i < ncarry; ++i)
+        carry.push_back(carry_mapped[i] ? mapped_at(init[i], dims[ncc + nbc + i], 0, axis.size) : init[i]);
+      return {bind_while(std::move(cond.body), cond_consts, std::move(body.body), body_consts, carry), front_dims(carry_mapped)};
+    }
+    // Examples leave the loop at different steps: every carry is mapped.
+    std::vector<AnyArray> carry;
+    for (std::size_t i = 0; i < ncarry; ++i) carry.push_back(mapped_at(init[i], dims[ncc + nbc + i], 0, axis.size));
+    carry_mapped.assign(ncarry, true);
+    auto const cond_dims = program_dims(0, ncc);
+    auto const body_dims = program_dims(ncc, nbc);
+    // The predicate per example, as (batch,) bools: from cond consts, then the carry.
+    auto const predicate = [&](std::span<AnyArray const> cond_inputs) {
+      auto const pred = graph::batch_program(cond_, cond_inputs, cond_dims, axis);
+      return mapped_at(pred.values[0], pred.dims[0], 0, axis.size).as<bool>();
+    };
+    std::vector<graph::Aval> cond_avals = avals_of(cond_consts);
+    for (auto const& c : carry) cond_avals.push_back(graph::aval_of(c));
+    auto any_holds = trace_body(
+        [&](std::vector<AnyArray> const& args) { return std::vector<AnyArray>{numpy::any(predicate(args), 0)}; },
+        cond_avals);
+    // The step's inputs: cond consts, body consts, then the carry.
+    std::vector<AnyArray> step_consts(cond_consts.begin(), cond_consts.end());
+    step_consts.insert(step_consts.end(), body_consts.begin(), body_consts.end());
+    std::vector<graph::Aval> step_avals = avals_of(step_consts);
+    for (auto const& c : carry) step_avals.push_back(graph::aval_of(c));
+    auto step = trace_body(
+        [&](std::vector<AnyArray> const& args) {
+          std::span<AnyArray const> const all(args);
+          auto const old_carry = all.subspan(ncc + nbc);
+          std::vector<AnyArray> cond_inputs(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(ncc));
+          cond_inputs.insert(cond_inputs.end(), old_carry.begin(), old_carry.end());
+          auto const holds = predicate(cond_inputs);
+          auto const next = graph::batch_program(body_, all.subspan(ncc), body_dims, axis);
+          std::vector<AnyArray> out;
+          for (std::size_t i = 0; i < ncarry; ++i)
+            out.push_back(select_mapped(holds, mapped_at(next.values[i], next.dims[i], 0, axis.size), old_carry[i]));
+          return out;
+        },
+        step_avals);
+    return {bind_while(std::move(any_holds), cond_consts, std::move(step), step_consts, carry), front_dims(carry_mapped)};
+  }
+
+  bool binds_axis(std::string_view axis_name) const override {
+    return program_binds_axis(cond_, axis_name) || program_binds_axis(body_, axis_name);
   }
 
   void print(graph::JaxprWriter& w, std::span<std::string const> inputs,

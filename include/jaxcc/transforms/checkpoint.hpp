@@ -1,6 +1,6 @@
 // jaxcc::checkpoint (jax.checkpoint / remat): the function's intermediate
 // values are not kept for the backward pass but recomputed there, trading
-// compute for memory.
+// compute for memory. Batched, it is a checkpoint of the batched program.
 #pragma once
 
 #include <memory>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 
 namespace jaxcc {
@@ -36,6 +37,15 @@ class CheckpointCall final : public graph::PrimitiveBase, public std::enable_sha
                                      std::span<AnyArray const>) const override {
     return graph::program_vjp(program_, primals, cotangents);
   }
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    auto batched = batched_body(program_, dims, std::vector<bool>(program_.outputs.size(), false), axis);
+    auto operands = std::move(batched.body.consts);
+    operands.insert(operands.end(), inputs.begin(), inputs.end());
+    auto call = std::make_shared<CheckpointCall const>(std::move(batched.body.program));
+    return {call->evaluate(operands), front_dims(batched.out_mapped)};
+  }
+  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(program_, axis_name); }
 
  private:
   graph::Program program_;

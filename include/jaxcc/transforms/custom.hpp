@@ -9,7 +9,9 @@
 // Under a transform the call is one equation carrying the traced function;
 // its derivative rules call the user's. A custom_jvp function's VJP is the
 // pullback of its (linear) tangent map, computed by reverse mode over the
-// user's jvp_rule.
+// user's jvp_rule. Batched, the call stays one equation (BatchedCall) whose
+// derivative rules are the user's, traced per example and batched: vmap of
+// grad and grad of vmap both differentiate by the user's rule.
 #pragma once
 
 #include <memory>
@@ -19,12 +21,182 @@
 #include <vector>
 
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/lax/control_flow_common.hpp"
+#include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 
 namespace jaxcc {
 
 namespace detail {
+
+graph::Batched batch_call(std::shared_ptr<graph::PrimitiveBase const> inner, bool instantiate,
+                          std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                          graph::AxisData const& axis);
+
+/// A call primitive batched as a whole, keeping its derivative rules: it
+/// runs as its program batched, and its JVP and VJP are the inner call's,
+/// traced on one example and then run on the batch (JAX batches a
+/// custom_vjp's fwd and bwd, a custom_jvp's rule). Operands are the batched
+/// program's consts, then the inner call's operands.
+class BatchedCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<BatchedCall> {
+ public:
+  /// `out_mapped`: which outputs are mapped (at axis 0); with `instantiate`
+  /// all are, as JAX's custom_jvp makes them so that tangents fit.
+  BatchedCall(std::shared_ptr<graph::PrimitiveBase const> inner, graph::Program program, std::vector<graph::BatchDim> in_dims,
+              std::vector<bool> out_mapped, bool instantiate, graph::AxisData axis)
+      : inner_(std::move(inner)), program_(std::move(program)), in_dims_(std::move(in_dims)),
+        out_mapped_(std::move(out_mapped)), instantiate_(instantiate), axis_(std::move(axis)) {}
+  std::string_view name() const override { return inner_->name(); }
+  std::string params_string() const override { return {}; }
+  graph::Program const* subprogram() const override { return &program_; }
+
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
+    return graph::apply(shared_from_this(), inputs, output_avals(program_), [&] { return graph::run(program_, inputs); });
+  }
+
+  /// The inner JVP on one example, batched; tangents are mapped as their primals.
+  std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
+                                     std::span<AnyArray const> outputs) const override {
+    auto const nconsts = primals.size() - inner_inputs();
+    std::vector<std::size_t> with_tangent;
+    for (auto i = nconsts; i < primals.size(); ++i)
+      if (tangents[i]) with_tangent.push_back(i - nconsts);
+    auto const in_avals = input_avals(*inner_->subprogram());
+    std::vector<bool> nonzero_out(outputs.size());
+    auto const rule = [&](std::span<AnyArray const> p, std::span<AnyArray const> o, std::span<AnyArray const> extra) {
+      std::vector<graph::MaybeArray> t(p.size());
+      for (std::size_t k = 0; k < with_tangent.size(); ++k) t[with_tangent[k]] = extra[k];
+      return inner_->jvp(p, t, o);
+    };
+    std::vector<AnyArray> extra;
+    std::vector<graph::BatchDim> extra_dims;
+    std::vector<graph::Aval> extra_avals;
+    for (auto i : with_tangent) {
+      extra.push_back(*tangents[nconsts + i]);
+      extra_dims.push_back(in_dims_[nconsts + i]);
+      extra_avals.push_back(in_avals[i]);
+    }
+    auto const r = batched_rule(rule, primals, outputs, extra, extra_dims, extra_avals, nonzero_out);
+    std::vector<graph::MaybeArray> result(outputs.size());
+    // An output whose tangent can be mapped is mapped: custom_jvp calls
+    // instantiate, and custom_vjp calls have no JVP.
+    for (std::size_t o = 0, k = 0; o < outputs.size(); ++o) {
+      if (!nonzero_out[o]) continue;
+      result[o] = out_mapped_[o] ? mapped_at(r.values[k], r.dims[k], 0, axis_.size) : r.values[k];
+      ++k;
+    }
+    return result;
+  }
+
+  /// The inner VJP on one example, batched. The cotangent of an operand
+  /// shared by the batch sums over it.
+  std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
+                                     std::span<AnyArray const> outputs) const override {
+    auto const nconsts = primals.size() - inner_inputs();
+    auto const out_avals = output_avals(*inner_->subprogram());
+    std::vector<std::size_t> with_ct;
+    std::vector<AnyArray> extra;
+    std::vector<graph::BatchDim> extra_dims;
+    std::vector<graph::Aval> extra_avals;
+    for (std::size_t o = 0; o < cotangents.size(); ++o)
+      if (cotangents[o]) {
+        with_ct.push_back(o);
+        extra.push_back(*cotangents[o]);
+        extra_dims.push_back(out_mapped_[o] ? graph::BatchDim(0) : graph::not_mapped);
+        extra_avals.push_back(out_avals[o]);
+      }
+    auto const rule = [&](std::span<AnyArray const> p, std::span<AnyArray const> o, std::span<AnyArray const> cts) {
+      std::vector<graph::MaybeArray> ct(o.size());
+      for (std::size_t k = 0; k < with_ct.size(); ++k) ct[with_ct[k]] = cts[k];
+      return inner_->vjp(ct, p, o);
+    };
+    std::vector<bool> nonzero_in(inner_inputs());
+    auto const r = batched_rule(rule, primals, outputs, extra, extra_dims, extra_avals, nonzero_in);
+    std::vector<graph::MaybeArray> result(primals.size());  // the consts take none
+    for (std::size_t i = 0, k = 0; i < nonzero_in.size(); ++i) {
+      if (!nonzero_in[i]) continue;
+      auto const to = in_dims_[nconsts + i];
+      auto const& ct = r.values[k];
+      auto const from = r.dims[k++];
+      if (to) result[nconsts + i] = mapped_at(ct, from, *to, axis_.size);
+      else if (from) result[nconsts + i] = ct.visit([&](auto const& c) -> AnyArray { return numpy::sum(c, *from); });
+      else result[nconsts + i] = ct;
+    }
+    return result;
+  }
+
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    return batch_call(shared_from_this(), instantiate_, inputs, dims, axis);
+  }
+  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(program_, axis_name); }
+
+ private:
+  std::size_t inner_inputs() const { return inner_->subprogram()->trace->inputs.size(); }
+
+  /// `rule(primals, outputs, extra)` (the inner call's JVP or VJP) traced on
+  /// one example, then run on the batch; `nonzero` receives which of its
+  /// results are not symbolic zeros, and those come back with their dims.
+  template <class Rule>
+  graph::Batched batched_rule(Rule const& rule, std::span<AnyArray const> primals, std::span<AnyArray const> outputs,
+                              std::span<AnyArray const> extra, std::span<graph::BatchDim const> extra_dims,
+                              std::span<graph::Aval const> extra_avals, std::vector<bool>& nonzero) const {
+    auto const& inner = *inner_->subprogram();
+    auto const nin = inner.trace->inputs.size();
+    auto const nout = inner.outputs.size();
+    auto arguments = input_avals(inner);
+    auto const out_avals = output_avals(inner);
+    arguments.insert(arguments.end(), out_avals.begin(), out_avals.end());
+    arguments.insert(arguments.end(), extra_avals.begin(), extra_avals.end());
+    auto const fn = [&](std::vector<AnyArray> const& args) {
+      std::span<AnyArray const> const all(args);
+      auto const results = rule(all.first(nin), all.subspan(nin, nout), all.subspan(nin + nout));
+      std::vector<AnyArray> out;
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        nonzero[k] = results[k].has_value();
+        if (nonzero[k]) out.push_back(*results[k]);
+      }
+      return out;
+    };
+    auto body = trace_body(fn, arguments);
+    auto const nconsts = primals.size() - nin;
+    std::vector<AnyArray> values = body.consts;
+    std::vector<graph::BatchDim> dims(values.size(), graph::not_mapped);
+    values.insert(values.end(), primals.begin() + static_cast<std::ptrdiff_t>(nconsts), primals.end());
+    dims.insert(dims.end(), in_dims_.begin() + static_cast<std::ptrdiff_t>(nconsts), in_dims_.end());
+    values.insert(values.end(), outputs.begin(), outputs.end());
+    auto const output_dims = front_dims(out_mapped_);
+    dims.insert(dims.end(), output_dims.begin(), output_dims.end());
+    values.insert(values.end(), extra.begin(), extra.end());
+    dims.insert(dims.end(), extra_dims.begin(), extra_dims.end());
+    return graph::batch_program(body.program, values, dims, axis_);
+  }
+
+  std::shared_ptr<graph::PrimitiveBase const> inner_;
+  graph::Program program_;
+  std::vector<graph::BatchDim> in_dims_;
+  std::vector<bool> out_mapped_;
+  bool instantiate_;
+  graph::AxisData axis_;
+};
+
+/// A call primitive that carries its program (subprogram(), whose inputs
+/// are its operands) applied to a batch: one BatchedCall.
+inline graph::Batched batch_call(std::shared_ptr<graph::PrimitiveBase const> inner, bool instantiate,
+                                 std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                                 graph::AxisData const& axis) {
+  auto const& program = *inner->subprogram();
+  auto batched = batched_body(program, dims, std::vector<bool>(program.outputs.size(), instantiate), axis);
+  auto operands = std::move(batched.body.consts);
+  std::vector<graph::BatchDim> in_dims(operands.size(), graph::not_mapped);
+  operands.insert(operands.end(), inputs.begin(), inputs.end());
+  in_dims.insert(in_dims.end(), dims.begin(), dims.end());
+  auto out_dims = front_dims(batched.out_mapped);
+  auto call = std::make_shared<BatchedCall const>(std::move(inner), std::move(batched.body.program), std::move(in_dims),
+                                                  std::move(batched.out_mapped), instantiate, axis);
+  return {call->evaluate(operands), std::move(out_dims)};
+}
 
 /// The common part of custom_vjp and custom_jvp calls: the traced function
 /// as a program, and how to run it.
@@ -35,6 +207,7 @@ class CustomCallBase : public graph::PrimitiveBase {
       : call_(std::move(call)), program_(std::move(program)), num_argument_leaves_(num_argument_leaves) {}
   std::string params_string() const override { return {}; }
   graph::Program const* subprogram() const override { return &program_; }
+  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(program_, axis_name); }
 
  protected:
   std::vector<AnyArray> run_on(std::span<AnyArray const> inputs, std::shared_ptr<graph::PrimitiveBase const> self) const {
@@ -66,6 +239,11 @@ class CustomVjpCall final : public CustomCallBase<Call>,
   std::vector<graph::MaybeArray> jvp(std::span<AnyArray const>, std::span<graph::MaybeArray const>,
                                      std::span<AnyArray const>) const override {
     throw Error("can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
+  }
+  /// Outputs mapped as the function's are: a custom_vjp has no tangents to fit.
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    return batch_call(this->shared_from_this(), false, inputs, dims, axis);
   }
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
                                      std::span<AnyArray const>) const override {
@@ -112,6 +290,10 @@ class CustomJvpCall final : public CustomCallBase<Call>, public std::enable_shar
     auto [out, tangent_out] = rule_(args, tangent_args);
     auto leaves = array_leaves(materialized(tangent_out));
     return {leaves.begin(), leaves.end()};
+  }
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    return batch_call(this->shared_from_this(), true, inputs, dims, axis);
   }
   /// The pullback of the tangent map t -> rule(primals, t).second.
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
