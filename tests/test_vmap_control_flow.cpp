@@ -334,6 +334,58 @@ TEST_CASE("vmap of while_loop composes with jvp both ways", "[vmap][while_loop][
   REQUIRE_THAT(out, AllClose(stacked(4, [&](std::int64_t i) { return f(example(xs, 0, i)); }), 1e-12));
 }
 
+TEST_CASE("nested vmap of scan and of while_loop with a mapped predicate", "[vmap][scan][while_loop]") {
+  auto const w = jnp::array({0.3, -0.7, 1.1});
+  auto const init = jnp::array({1.0, 0.0, -1.0});
+  auto const xs = values({2, 3, 4, 3});
+  auto const inner = jaxcc::vmap(scanned, in_axes(none, none, 0));
+  auto const [c, y, z] = jaxcc::vmap(inner, in_axes(none, none, 0))(w, init, xs);
+  auto const per_example = [&](std::int64_t i, std::int64_t j) { return scanned(w, init, example(example(xs, 0, i), 0, j)); };
+  CHECK_THAT(c, AllClose(stacked(2, [&](std::int64_t i) { return stacked(3, [&](std::int64_t j) { return std::get<0>(per_example(i, j)); }); }), 1e-12));
+  CHECK_THAT(y, AllClose(stacked(2, [&](std::int64_t i) { return stacked(3, [&](std::int64_t j) { return std::get<1>(per_example(i, j)); }); }), 1e-12));
+  CHECK_THAT(z, AllClose(stacked(2, [&](std::int64_t i) { return stacked(3, [&](std::int64_t j) { return std::get<2>(per_example(i, j)); }); }), 1e-12));
+
+  auto const grow = [](Array<double> x) {
+    return lax::while_loop([](Array<double> v) { return Array<bool>(jnp::sum(v) < 10.0); },
+                           [](Array<double> v) { return Array<double>(v * 2.0 + 1.0); }, x);
+  };
+  auto const starts = values({2, 3, 2}, 2.1);
+  REQUIRE_THAT(jaxcc::vmap(jaxcc::vmap(grow))(starts),
+               AllClose(stacked(2, [&](std::int64_t i) {
+                          return stacked(3, [&](std::int64_t j) { return grow(example(example(starts, 0, i), 0, j)); });
+                        }),
+                        1e-12));
+}
+
+TEST_CASE("vmap with a named axis: collectives inside control flow", "[vmap][cond][scan][while_loop][collectives]") {
+  SECTION("a cond with only unmapped operands still sums over the axis") {
+    auto const f = [](Array<double> x, Array<double> u) {
+      auto const total = lax::cond(jnp::array(true), [](Array<double> v) { return Array<double>(lax::psum(v, "i")); },
+                                   [](Array<double> v) { return v; }, u);
+      return Array<double>(x + total);
+    };
+    auto const got = jaxcc::vmap(f, in_axes(0, none), jaxcc::axis_name("i"))(jnp::array({1.0, 2.0, 3.0}), jnp::array(0.5));
+    REQUIRE_THAT(got, AllClose(jnp::array({2.5, 3.5, 4.5})));
+  }
+  SECTION("a while loop whose predicate is a psum: every example runs the same steps") {
+    auto const f = [](Array<double> x) {
+      return lax::while_loop([](Array<double> v) { return Array<bool>(lax::psum(v, "i") < 20.0); },
+                             [](Array<double> v) { return Array<double>(v + 1.0); }, x);
+    };
+    // The sum starts at 6 and grows by 3 a step: 5 steps.
+    REQUIRE_THAT(jaxcc::vmap(f, jaxcc::axis_name("i"))(jnp::array({1.0, 2.0, 3.0})), AllClose(jnp::array({6.0, 7.0, 8.0})));
+  }
+  SECTION("a scan body centered by the mean over the axis") {
+    auto const f = [](Array<double> xs) {
+      return lax::scan([](Array<double> c, Array<double> x) { return std::pair{Array<double>(c + x - lax::pmean(x, "i")), jaxcc::none}; },
+                       jnp::array(0.0), xs)
+          .first;
+    };
+    auto const xs = values({3, 4});
+    REQUIRE_THAT(jaxcc::vmap(f, jaxcc::axis_name("i"))(xs), AllClose(jnp::sum(xs - jnp::mean(xs, 0), 1), 1e-12));
+  }
+}
+
 // ---- checkpoint ---------------------------------------------------------------------
 
 TEST_CASE("vmap of checkpoint stays a checkpoint and composes with grad", "[vmap][checkpoint][grad]") {
