@@ -12,6 +12,7 @@
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/slice.hpp"
 
 namespace jaxcc::detail {
