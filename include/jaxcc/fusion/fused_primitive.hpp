@@ -3,7 +3,8 @@
 // primitive `fused_p<E>`, whose operands are the region's leaves. Its rules
 // come from the ops' tangent rules, combined at compile time:
 //  - JVP: the tangent expression of the region, itself one fused loop;
-//  - VJP: for each float leaf, ct × (d region / d leaf), summed over the
+//  - VJP: for each float leaf, the tangent expression with ct as that
+//    leaf's tangent (ct pulled back through the region), summed over the
 //    dimensions the leaf was broadcast along.
 // Rules whose operands are traced evaluate their expressions op by op
 // (each op a one-op fused region) rather than as new fused types, so the set
@@ -90,13 +91,17 @@ auto tangent_expr(E const& e, Tangents const& tangents) {
   }
 }
 
-/// Seeds for d/d(leaf K): One at leaf K, Zero elsewhere.
-template <std::size_t K, class Leaves>
-auto seeds() {
-  return []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::tuple{[] {
+/// Tangents for the transpose with respect to leaf K: `ct` at leaf K, Zero
+/// elsewhere. The region's tangent is linear in them, so this is ct pulled
+/// back through the region; a select passes ct or 0 (as JAX's select
+/// transpose does) rather than multiplying by a 0/1 mask, so a nan cotangent
+/// on the branch not taken does not leak.
+template <std::size_t K, class Leaves, class Ct>
+auto seeds(Ct const& ct) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::tuple{[&] {
       using T = typename std::tuple_element_t<I, Leaves>::value_type;
-      if constexpr (I == K) return One<T>{};
+      if constexpr (I == K) return ct;
       else return Zero<T>{};
     }()...};
   }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
@@ -257,11 +262,14 @@ struct fused_p {
     if constexpr (!detail::is_float<T>) {
       return graph::NoCotangent{};
     } else {
-      auto d = fusion::tangent_expr<0>(region, fusion::seeds<K, Leaves>());
+      auto const seed = [&] {
+        if constexpr (std::same_as<T, R>) return ct;
+        else return Array<T>(fusion::cast<T>(ct));
+      }();
+      auto d = fusion::tangent_expr<0>(region, fusion::seeds<K, Leaves>(seed));
       using D = decltype(d);
       if constexpr (fusion::is_zero<D>) return graph::NoCotangent{};
-      else if constexpr (fusion::is_one<D>) return fusion::unbroadcast<T>(ct, leaf.shape());
-      else return fusion::unbroadcast<T>(fusion::materialize(fusion::ex<mul_p>(ct, fusion::cast<R>(d))), leaf.shape());
+      else return fusion::unbroadcast<T>(fusion::materialize(fusion::cast<R>(d)), leaf.shape());
     }
   }
 };
