@@ -9,20 +9,12 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
-
-namespace {
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-}  // namespace
+using jaxcc_test::message_of;
 
 TEST_CASE("Shape prints and compares like a Python tuple", "[array][shape]") {
   REQUIRE(jaxcc::to_string(Shape{3, 4}) == "(3, 4)");

@@ -16,23 +16,17 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
 using jaxcc::Shape;
 using jaxcc::testing::AllClose;
 using jaxcc::testing::check_grads;
+using jaxcc_test::message_of;
 
 namespace {
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 bool contains(std::string const& text, std::string const& part) { return text.find(part) != std::string::npos; }
 

@@ -9,20 +9,12 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
-
-namespace {
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-}  // namespace
+using jaxcc_test::message_of;
 
 TEST_CASE("array from nested initializer lists", "[creation]") {
   auto a = jnp::array({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});

@@ -9,18 +9,13 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
+using jaxcc_test::message_of;
 
 namespace {
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 // JAX's custom_jvp example: log(1 + exp(x)) with a tangent rule that stays
 // finite where exp overflows.

@@ -4,9 +4,7 @@
 #include "catch.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <map>
-#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -15,45 +13,17 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/transforms/make_jaxpr.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
+using jaxcc_test::for_each_index;
+using jaxcc_test::message_of;
+using jaxcc_test::mismatch;
+using jaxcc_test::sample;
 
 namespace {
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-/// Small integers (exact in every dtype); bools from their sign.
-template <class T>
-Array<T> sample(Shape const& shape, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_int_distribution<int> dist(-4, 4);
-  std::vector<T> v(static_cast<std::size_t>(shape.numel()));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    int const r = dist(gen);
-    if constexpr (std::is_same_v<T, bool>) v[i] = r > 0;
-    else v[i] = static_cast<T>(r);
-  }
-  return jnp::array(v, shape);
-}
-
-void for_each_index(Shape const& shape, std::function<void(std::vector<std::int64_t> const&)> const& f) {
-  if (shape.numel() == 0) return;
-  std::vector<std::int64_t> index(shape.size(), 0);
-  while (true) {
-    f(index);
-    std::size_t d = shape.size();
-    while (d > 0 && ++index[d - 1] == shape[d - 1]) index[--d] = 0;
-    if (d == 0) return;
-  }
-}
 
 /// Einsum by definition for an explicit spec of letters ("ij,jk->ik").
 template <class T>
@@ -103,12 +73,6 @@ Array<T> reference(std::string const& spec, std::vector<Array<T>> const& operand
   return jnp::array(result, out_shape);
 }
 
-template <class T>
-void require_equal(Array<T> const& got, Array<T> const& expected) {
-  REQUIRE(got.shape() == expected.shape());
-  REQUIRE(got.to_vector() == expected.to_vector());
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("einsum matches the definition on every dtype", "[einsum]", float, double, std::int32_t,
@@ -118,59 +82,61 @@ TEMPLATE_TEST_CASE("einsum matches the definition on every dtype", "[einsum]", f
   auto v = sample<T>({4}, 5), w = sample<T>({3}, 6);
   auto ba = sample<T>({2, 3, 4}, 7), bb = sample<T>({2, 4, 5}, 8);
 
-  SECTION("matrix product") { require_equal(jnp::einsum("ij,jk->ik", a, b), reference<T>("ij,jk->ik", {a, b})); }
+  SECTION("matrix product") {
+    REQUIRE(mismatch(jnp::einsum("ij,jk->ik", a, b), reference<T>("ij,jk->ik", {a, b})) == "");
+  }
   SECTION("trace") {
     auto got = jnp::einsum("ii->", sq);
     REQUIRE(got.shape() == Shape{});
-    require_equal(got, reference<T>("ii->", {sq}));
+    REQUIRE(mismatch(got, reference<T>("ii->", {sq})) == "");
   }
-  SECTION("diagonal") { require_equal(jnp::einsum("ii->i", sq), reference<T>("ii->i", {sq})); }
-  SECTION("transpose") { require_equal(jnp::einsum("ij->ji", a), reference<T>("ij->ji", {a})); }
+  SECTION("diagonal") { REQUIRE(mismatch(jnp::einsum("ii->i", sq), reference<T>("ii->i", {sq})) == ""); }
+  SECTION("transpose") { REQUIRE(mismatch(jnp::einsum("ij->ji", a), reference<T>("ij->ji", {a})) == ""); }
   SECTION("batched matrix product") {
-    require_equal(jnp::einsum("bij,bjk->bik", ba, bb), reference<T>("bij,bjk->bik", {ba, bb}));
-    require_equal(jnp::einsum("bij,bjk->kbi", ba, bb), reference<T>("bij,bjk->kbi", {ba, bb}));
+    REQUIRE(mismatch(jnp::einsum("bij,bjk->bik", ba, bb), reference<T>("bij,bjk->bik", {ba, bb})) == "");
+    REQUIRE(mismatch(jnp::einsum("bij,bjk->kbi", ba, bb), reference<T>("bij,bjk->kbi", {ba, bb})) == "");
   }
-  SECTION("outer product") { require_equal(jnp::einsum("i,j->ij", w, v), reference<T>("i,j->ij", {w, v})); }
+  SECTION("outer product") { REQUIRE(mismatch(jnp::einsum("i,j->ij", w, v), reference<T>("i,j->ij", {w, v})) == ""); }
   SECTION("sums") {
-    require_equal(jnp::einsum("ij->", a), reference<T>("ij->", {a}));
-    require_equal(jnp::einsum("ij->i", a), reference<T>("ij->i", {a}));
-    require_equal(jnp::einsum("ij->j", a), reference<T>("ij->j", {a}));
-    require_equal(jnp::einsum("bij->jb", ba), reference<T>("bij->jb", {ba}));
+    REQUIRE(mismatch(jnp::einsum("ij->", a), reference<T>("ij->", {a})) == "");
+    REQUIRE(mismatch(jnp::einsum("ij->i", a), reference<T>("ij->i", {a})) == "");
+    REQUIRE(mismatch(jnp::einsum("ij->j", a), reference<T>("ij->j", {a})) == "");
+    REQUIRE(mismatch(jnp::einsum("bij->jb", ba), reference<T>("bij->jb", {ba})) == "");
   }
   SECTION("three and four operands") {
-    require_equal(jnp::einsum("ij,jk,kl->il", a, b, c), reference<T>("ij,jk,kl->il", {a, b, c}));
-    require_equal(jnp::einsum("ij,jk,kl->", a, b, c), reference<T>("ij,jk,kl->", {a, b, c}));
-    require_equal(jnp::einsum("i,ij,j,jk->k", w, a, v, b), reference<T>("i,ij,j,jk->k", {w, a, v, b}));
+    REQUIRE(mismatch(jnp::einsum("ij,jk,kl->il", a, b, c), reference<T>("ij,jk,kl->il", {a, b, c})) == "");
+    REQUIRE(mismatch(jnp::einsum("ij,jk,kl->", a, b, c), reference<T>("ij,jk,kl->", {a, b, c})) == "");
+    REQUIRE(mismatch(jnp::einsum("i,ij,j,jk->k", w, a, v, b), reference<T>("i,ij,j,jk->k", {w, a, v, b})) == "");
     // j is shared by all three and kept: a batch axis, then summed last.
-    require_equal(jnp::einsum("ij,j,jk->j", a, v, b), reference<T>("ij,j,jk->j", {a, v, b}));
+    REQUIRE(mismatch(jnp::einsum("ij,j,jk->j", a, v, b), reference<T>("ij,j,jk->j", {a, v, b})) == "");
   }
   SECTION("elementwise products and inner products") {
-    require_equal(jnp::einsum("i,i->i", v, v), reference<T>("i,i->i", {v, v}));
-    require_equal(jnp::einsum("i,i->", v, v), reference<T>("i,i->", {v, v}));
-    require_equal(jnp::einsum("ij,ij->", a, a), reference<T>("ij,ij->", {a, a}));
+    REQUIRE(mismatch(jnp::einsum("i,i->i", v, v), reference<T>("i,i->i", {v, v})) == "");
+    REQUIRE(mismatch(jnp::einsum("i,i->", v, v), reference<T>("i,i->", {v, v})) == "");
+    REQUIRE(mismatch(jnp::einsum("ij,ij->", a, a), reference<T>("ij,ij->", {a, a})) == "");
   }
   SECTION("repeated labels inside one operand of several") {
-    require_equal(jnp::einsum("ii,ij->j", sq, b), reference<T>("ii,ij->j", {sq, b}));
-    require_equal(jnp::einsum("ii,i->i", sq, v), reference<T>("ii,i->i", {sq, v}));
+    REQUIRE(mismatch(jnp::einsum("ii,ij->j", sq, b), reference<T>("ii,ij->j", {sq, b})) == "");
+    REQUIRE(mismatch(jnp::einsum("ii,i->i", sq, v), reference<T>("ii,i->i", {sq, v})) == "");
     auto cube = sample<T>({3, 3, 3}, 9);
-    require_equal(jnp::einsum("iii->i", cube), reference<T>("iii->i", {cube}));
-    require_equal(jnp::einsum("iji->j", cube), reference<T>("iji->j", {cube}));
+    REQUIRE(mismatch(jnp::einsum("iii->i", cube), reference<T>("iii->i", {cube})) == "");
+    REQUIRE(mismatch(jnp::einsum("iji->j", cube), reference<T>("iji->j", {cube})) == "");
   }
   SECTION("rank-0 operands") {
     auto s = sample<T>({}, 10);
-    require_equal(jnp::einsum(",ij->ij", s, a), reference<T>(",ij->ij", {s, a}));
-    require_equal(jnp::einsum("ij,->ji", a, s), reference<T>("ij,->ji", {a, s}));
-    require_equal(jnp::einsum("->", s), s);
+    REQUIRE(mismatch(jnp::einsum(",ij->ij", s, a), reference<T>(",ij->ij", {s, a})) == "");
+    REQUIRE(mismatch(jnp::einsum("ij,->ji", a, s), reference<T>("ij,->ji", {a, s})) == "");
+    REQUIRE(mismatch(jnp::einsum("->", s), s) == "");
   }
 }
 
 TEST_CASE("einsum: implicit output is the labels used once, sorted (uppercase first)", "[einsum]") {
   auto a = sample<float>({3, 4}, 1), b = sample<float>({4, 5}, 2), sq = sample<float>({4, 4}, 3);
-  require_equal(jnp::einsum("ij,jk", a, b), reference<float>("ij,jk->ik", {a, b}));
-  require_equal(jnp::einsum("ii", sq), reference<float>("ii->", {sq}));
-  require_equal(jnp::einsum("ji", a), reference<float>("ji->ij", {a}));
-  require_equal(jnp::einsum("Ba,ab", a, b), reference<float>("Ba,ab->Bb", {a, b}));
-  require_equal(jnp::einsum(" i j , j k ", a, b), reference<float>("ij,jk->ik", {a, b}));
+  REQUIRE(mismatch(jnp::einsum("ij,jk", a, b), reference<float>("ij,jk->ik", {a, b})) == "");
+  REQUIRE(mismatch(jnp::einsum("ii", sq), reference<float>("ii->", {sq})) == "");
+  REQUIRE(mismatch(jnp::einsum("ji", a), reference<float>("ji->ij", {a})) == "");
+  REQUIRE(mismatch(jnp::einsum("Ba,ab", a, b), reference<float>("Ba,ab->Bb", {a, b})) == "");
+  REQUIRE(mismatch(jnp::einsum(" i j , j k ", a, b), reference<float>("ij,jk->ik", {a, b})) == "");
 }
 
 TEST_CASE("einsum: ellipses and size-1 axes broadcast", "[einsum]") {
@@ -178,26 +144,27 @@ TEST_CASE("einsum: ellipses and size-1 axes broadcast", "[einsum]") {
   // The ellipses align to the right: x's (2, 1) with y's (5,), as yz and z.
   auto got = jnp::einsum("...ij,...jk->...ik", x, y);
   REQUIRE(got.shape() == Shape{2, 5, 3, 2});
-  require_equal(got, reference<double>("yzij,zjk->yzik", {x, y}));
-  require_equal(jnp::einsum("...ij,...jk", x, y), got);
-  require_equal(jnp::einsum("ij...->...", sample<double>({3, 4, 2}, 3)),
-                reference<double>("ijz->z", {sample<double>({3, 4, 2}, 3)}));
-  require_equal(jnp::einsum("i...i", sample<double>({3, 2, 3}, 4)), reference<double>("izi->z", {sample<double>({3, 2, 3}, 4)}));
+  REQUIRE(mismatch(got, reference<double>("yzij,zjk->yzik", {x, y})) == "");
+  REQUIRE(mismatch(jnp::einsum("...ij,...jk", x, y), got) == "");
+  REQUIRE(mismatch(jnp::einsum("ij...->...", sample<double>({3, 4, 2}, 3)),
+                reference<double>("ijz->z", {sample<double>({3, 4, 2}, 3)})) == "");
+  REQUIRE(mismatch(jnp::einsum("i...i", sample<double>({3, 2, 3}, 4)),
+                   reference<double>("izi->z", {sample<double>({3, 2, 3}, 4)})) == "");
   // A contracted label of size 1 in one operand broadcasts against the other's.
   auto col = sample<double>({2, 1}, 5), m = sample<double>({3, 4}, 6);
-  require_equal(jnp::einsum("ij,jk->ik", col, m), reference<double>("ij,jk->ik", {col, m}));
-  require_equal(jnp::einsum("ij,ij->ij", col, sample<double>({2, 5}, 7)),
-                reference<double>("ij,ij->ij", {col, sample<double>({2, 5}, 7)}));
+  REQUIRE(mismatch(jnp::einsum("ij,jk->ik", col, m), reference<double>("ij,jk->ik", {col, m})) == "");
+  REQUIRE(mismatch(jnp::einsum("ij,ij->ij", col, sample<double>({2, 5}, 7)),
+                reference<double>("ij,ij->ij", {col, sample<double>({2, 5}, 7)})) == "");
 }
 
 TEST_CASE("einsum: strided operands, empty dims, dtype promotion, operand lists", "[einsum]") {
   auto a = sample<std::int32_t>({4, 3}, 1), b = sample<std::int32_t>({5, 4}, 2);
-  require_equal(jnp::einsum("ij,jk->ik", a.T(), b.T()), reference<std::int32_t>("ji,kj->ik", {a, b}));
+  REQUIRE(mismatch(jnp::einsum("ij,jk->ik", a.T(), b.T()), reference<std::int32_t>("ji,kj->ik", {a, b})) == "");
   // The diagonal of a.T() a is the column sums of squares.
-  require_equal(jnp::einsum("ii->i", jnp::matmul(a.T(), a)), reference<std::int32_t>("ji,ji->i", {a, a}));
+  REQUIRE(mismatch(jnp::einsum("ii->i", jnp::matmul(a.T(), a)), reference<std::int32_t>("ji,ji->i", {a, a})) == "");
   auto row = sample<std::int32_t>({3}, 3);
   auto broadcast = jaxcc::detail::view(row, Shape{4, 3}, jaxcc::Strides{0, 1}, 0);
-  require_equal(jnp::einsum("ij,ij->j", broadcast, a), reference<std::int32_t>("ij,ij->j", {broadcast, a}));
+  REQUIRE(mismatch(jnp::einsum("ij,ij->j", broadcast, a), reference<std::int32_t>("ij,ij->j", {broadcast, a})) == "");
 
   auto empty = jnp::einsum("ij,jk->ik", jnp::ones<float>({2, 0}), jnp::ones<float>({0, 3}));
   REQUIRE(empty.shape() == Shape{2, 3});
@@ -210,11 +177,11 @@ TEST_CASE("einsum: strided operands, empty dims, dtype promotion, operand lists"
   STATIC_REQUIRE(std::is_same_v<decltype(jnp::einsum("ij,j->i", a, f)), Array<float>>);
   STATIC_REQUIRE(std::is_same_v<decltype(jnp::einsum("ij,j,j->i", a, row, sample<std::int64_t>({3}, 5))),
                                 Array<std::int64_t>>);
-  require_equal(jnp::einsum("ij,j->i", a, f.astype<float>()),
-                reference<float>("ij,j->i", {a.astype<float>(), f}));
+  REQUIRE(mismatch(jnp::einsum("ij,j->i", a, f.astype<float>()),
+                reference<float>("ij,j->i", {a.astype<float>(), f})) == "");
 
   std::vector<Array<std::int32_t>> list{a, b, row};
-  require_equal(jnp::einsum("ij,ki,j->k", list), reference<std::int32_t>("ij,ki,j->k", list));
+  REQUIRE(mismatch(jnp::einsum("ij,ki,j->k", list), reference<std::int32_t>("ij,ki,j->k", list)) == "");
 }
 
 TEST_CASE("einsum errors carry opt_einsum's messages", "[einsum][errors]") {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -11,9 +12,12 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
+using jaxcc_test::message_of;
 
 namespace {
 
@@ -26,21 +30,22 @@ std::vector<T> sample(std::size_t n) {
   return v;
 }
 
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
+// "" when every got[i] is ref(in[i]) within 1e-5 relative / 1e-6 absolute,
+// else the first element that is not: CHECK(mismatch_each(...) == "").
 template <class T, class Ref>
-void check_each(Array<T> const& got, std::vector<T> const& in, Ref ref) {
+std::string mismatch_each(Array<T> const& got, std::vector<T> const& in, Ref ref) {
   auto g = got.to_vector();
-  REQUIRE(g.size() == in.size());
-  for (std::size_t i = 0; i < in.size(); ++i)
-    CHECK(g[i] == Catch::Approx(static_cast<double>(ref(in[i]))).epsilon(1e-5).margin(1e-6));
+  if (g.size() != in.size()) return "size " + std::to_string(g.size()) + " vs " + std::to_string(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    auto const expected = static_cast<double>(ref(in[i]));
+    if (!(g[i] == Catch::Approx(expected).epsilon(1e-5).margin(1e-6))) {
+      std::ostringstream os;
+      os.precision(17);
+      os << "element " << i << " of f(" << in[i] << "): " << g[i] << " vs " << expected;
+      return os.str();
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -53,23 +58,23 @@ TEMPLATE_TEST_CASE("unary float functions match std:: on every element", "[eleme
   Array<T> pos = jnp::abs(x) + T(0.5);
   auto pv = pos.to_vector();
 
-  check_each<T>(jnp::sin(x), values, [](T v) { return std::sin(v); });
-  check_each<T>(jnp::cos(x), values, [](T v) { return std::cos(v); });
-  check_each<T>(jnp::tan(x * T(0.2)), values, [](T v) { return std::tan(v * T(0.2)); });
-  check_each<T>(jnp::tanh(x), values, [](T v) { return std::tanh(v); });
-  check_each<T>(jnp::arctan(x), values, [](T v) { return std::atan(v); });
-  check_each<T>(jnp::exp(x), values, [](T v) { return std::exp(v); });
-  check_each<T>(jnp::expm1(x), values, [](T v) { return std::expm1(v); });
-  check_each<T>(jnp::log(pos), pv, [](T v) { return std::log(v); });
-  check_each<T>(jnp::log1p(pos), pv, [](T v) { return std::log1p(v); });
-  check_each<T>(jnp::sqrt(pos), pv, [](T v) { return std::sqrt(v); });
-  check_each<T>(jnp::square(x), values, [](T v) { return v * v; });
-  check_each<T>(jnp::abs(x), values, [](T v) { return std::abs(v); });
-  check_each<T>(-x, values, [](T v) { return -v; });
-  check_each<T>(jnp::negative(x), values, [](T v) { return -v; });
-  check_each<T>(jnp::sign(x), values, [](T v) { return T((v > 0) - (v < 0)); });
-  check_each<T>(jnp::floor(x), values, [](T v) { return std::floor(v); });
-  check_each<T>(jnp::power(pos, T(1.5)), pv, [](T v) { return std::pow(v, T(1.5)); });
+  CHECK(mismatch_each<T>(jnp::sin(x), values, [](T v) { return std::sin(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::cos(x), values, [](T v) { return std::cos(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::tan(x * T(0.2)), values, [](T v) { return std::tan(v * T(0.2)); }) == "");
+  CHECK(mismatch_each<T>(jnp::tanh(x), values, [](T v) { return std::tanh(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::arctan(x), values, [](T v) { return std::atan(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::exp(x), values, [](T v) { return std::exp(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::expm1(x), values, [](T v) { return std::expm1(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::log(pos), pv, [](T v) { return std::log(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::log1p(pos), pv, [](T v) { return std::log1p(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::sqrt(pos), pv, [](T v) { return std::sqrt(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::square(x), values, [](T v) { return v * v; }) == "");
+  CHECK(mismatch_each<T>(jnp::abs(x), values, [](T v) { return std::abs(v); }) == "");
+  CHECK(mismatch_each<T>(-x, values, [](T v) { return -v; }) == "");
+  CHECK(mismatch_each<T>(jnp::negative(x), values, [](T v) { return -v; }) == "");
+  CHECK(mismatch_each<T>(jnp::sign(x), values, [](T v) { return T((v > 0) - (v < 0)); }) == "");
+  CHECK(mismatch_each<T>(jnp::floor(x), values, [](T v) { return std::floor(v); }) == "");
+  CHECK(mismatch_each<T>(jnp::power(pos, T(1.5)), pv, [](T v) { return std::pow(v, T(1.5)); }) == "");
 }
 
 TEST_CASE("a fused expression is one value per element, whatever its depth", "[elementwise][fusion]") {

@@ -13,26 +13,16 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
 using jaxcc::Shape;
+using jaxcc_test::message_of;
+using jaxcc_test::values;
 
 namespace {
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-template <class T>
-std::vector<T> values(std::initializer_list<T> v) {
-  return v;
-}
 
 constexpr float fnan = std::numeric_limits<float>::quiet_NaN();
 

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -15,6 +14,8 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check_grads.hpp>
+
+#include "support.hpp"
 
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
@@ -24,35 +25,12 @@ using jaxcc::primitives::scatter_add_p;
 using jaxcc::testing::AllClose;
 using jaxcc::testing::check_grads;
 using Mode = gather_p::Mode;
+using jaxcc_test::jaxpr_of;
+using jaxcc_test::message_of;
+using jaxcc_test::pullback;
+using jaxcc_test::smooth;
 
 namespace {
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-Array<double> smooth(Shape const& shape, double scale = 0.37) {
-  return jnp::sin(jnp::arange<double>(shape.numel()).reshape(shape) * scale + 0.2);
-}
-
-template <class F, class... A>
-std::string jaxpr_of(F f, A const&... args) {
-  std::ostringstream os;
-  os << jaxcc::make_jaxpr(f)(args...);
-  return os.str();
-}
-
-/// The pullback of f at x applied to `ct`: the gradient of sum(ct * f(x)).
-template <class F>
-Array<double> pullback(F f, Array<double> const& x, Array<double> const& ct) {
-  auto [out, vjp_fn] = jaxcc::vjp(f, x);
-  return std::get<0>(vjp_fn(ct));
-}
 
 /// scatter-add by definition, x of shape (outer, n, inner) and updates of
 /// shape (outer, m, inner), for the three index modes.

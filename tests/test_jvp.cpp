@@ -8,20 +8,12 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::testing::AllClose;
-
-namespace {
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-}  // namespace
+using jaxcc_test::message_of;
 
 TEST_CASE("jvp gives the value and the directional derivative", "[jvp]") {
   // f(a, b) = sin(a) * b + a / (b^2 + 1); df = cos(a) b ta + a/(b^2+1) ... written out:

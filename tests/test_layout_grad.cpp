@@ -5,7 +5,6 @@
 #include "catch.hpp"
 
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -14,6 +13,8 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -21,29 +22,9 @@ using jaxcc::Axes;
 using jaxcc::Shape;
 using jaxcc::testing::AllClose;
 using jaxcc::testing::check_grads;
-
-namespace {
-
-// Smooth, nonlinear, distinct values: second derivatives are not zero.
-Array<double> smooth(Shape const& shape, double scale = 0.37) {
-  return jnp::sin(jnp::arange<double>(shape.numel()).reshape(shape) * scale + 0.2);
-}
-
-template <class F, class... A>
-std::string jaxpr_of(F f, A const&... args) {
-  std::ostringstream os;
-  os << jaxcc::make_jaxpr(f)(args...);
-  return os.str();
-}
-
-/// The pullback of f at x applied to `ct`: the gradient of sum(ct * f(x)).
-template <class F>
-Array<double> pullback(F f, Array<double> const& x, Array<double> const& ct) {
-  auto [out, vjp_fn] = jaxcc::vjp(f, x);
-  return std::get<0>(vjp_fn(ct));
-}
-
-}  // namespace
+using jaxcc_test::jaxpr_of;
+using jaxcc_test::pullback;
+using jaxcc_test::smooth;
 
 TEST_CASE("broadcast_in_dim passes check_grads to second order", "[layout][grad][broadcast_in_dim]") {
   auto f = [](Array<double> const& x) {

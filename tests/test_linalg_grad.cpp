@@ -20,6 +20,8 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -27,13 +29,9 @@ using jaxcc::Axes;
 using jaxcc::Shape;
 using jaxcc::testing::AllClose;
 using jaxcc::testing::check_grads;
+using jaxcc_test::smooth;
 
 namespace {
-
-// Smooth, distinct values of moderate size: tanh stays off its flat tails.
-Array<double> smooth(Shape const& shape, double scale = 0.37, double phase = 0.2) {
-  return jnp::sin(jnp::arange<double>(shape.numel()).reshape(shape) * scale + phase);
-}
 
 /// The product f(a, b) made nonlinear, so second derivatives are not zero.
 template <class F>

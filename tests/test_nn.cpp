@@ -11,26 +11,21 @@
 #include <type_traits>
 #include <vector>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace nn = jaxcc::nn;
 using jaxcc::Array;
 using jaxcc::Axes;
 using jaxcc::Shape;
 using jaxcc::testing::AllClose;
+using jaxcc_test::message_of;
+using jaxcc_test::uniform;
 
 namespace {
 
 constexpr float inf = std::numeric_limits<float>::infinity();
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
-
-std::vector<float> uniform(std::int64_t n, float lo, float hi, std::uint64_t seed) {
-  std::vector<float> out(static_cast<std::size_t>(n));
-  for (auto& v : out) {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    v = lo + (hi - lo) * static_cast<float>(static_cast<double>(seed >> 11) / static_cast<double>(1ULL << 53));
-  }
-  return out;
-}
 
 // The long double references work on rows of a 2-d array (shape rows x cols)
 // reduced along `axis` (0 or 1): each lane of the other axis is one row.
@@ -75,16 +70,6 @@ std::vector<float> reference_softmax(Lanes const& l, bool log) {
   return out;
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("relu is max(x, 0) and keeps the dtype") {
@@ -115,7 +100,7 @@ TEST_CASE("sigmoid matches 1 / (1 + exp(-x)) in long double, at the extremes too
 
 TEST_CASE("softmax and log_softmax match a long double reference along either axis") {
   std::int64_t const rows = 5, cols = 37;
-  auto v = uniform(rows * cols, -10, 10, 3);
+  auto v = uniform<float>(rows * cols, -10, 10, 3);
   // Extreme rows: huge and tiny magnitudes, and -inf entries beside finite ones.
   for (std::int64_t c = 0; c < cols; ++c) {
     v[static_cast<std::size_t>(1 * cols + c)] = c % 3 == 0 ? 1e30f : c % 3 == 1 ? -1e30f : 0.f;
@@ -144,7 +129,7 @@ TEST_CASE("softmax and log_softmax match a long double reference along either ax
 }
 
 TEST_CASE("softmax over several axes and all axes sums to one") {
-  auto v = uniform(2 * 3 * 4, -3, 3, 5);
+  auto v = uniform<float>(2 * 3 * 4, -3, 3, 5);
   auto x = jnp::array(v, Shape{2, 3, 4});
   auto s = nn::softmax(x, {0, 2});
   REQUIRE_THAT(jnp::sum(s, {0, 2}), AllClose(jnp::ones<float>(Shape{3}), 1e-6));
@@ -178,7 +163,7 @@ TEST_CASE("softmax and log_softmax at infinities behave as JAX's") {
 
 TEST_CASE("logsumexp matches a long double reference, keepdims and axes included") {
   std::int64_t const rows = 6, cols = 70;
-  auto v = uniform(rows * cols, -50, 50, 9);
+  auto v = uniform<float>(rows * cols, -50, 50, 9);
   for (std::int64_t c = 0; c < cols; ++c) {
     v[static_cast<std::size_t>(c)] = c % 2 ? 1e30f : -1e30f;
     v[static_cast<std::size_t>(cols + c)] = -inf;                                   // a row of -inf
@@ -196,7 +181,7 @@ TEST_CASE("logsumexp matches a long double reference, keepdims and axes included
   REQUIRE_THAT(nn::logsumexp(x.T(), 0), AllClose(jnp::array(want, Shape{rows}), 1e-6));
 
   // Over all axes (the default) and over a list of axes.
-  auto y = jnp::array(uniform(2 * 3 * 4, -5, 5, 11), Shape{2, 3, 4});
+  auto y = jnp::array(uniform<float>(2 * 3 * 4, -5, 5, 11), Shape{2, 3, 4});
   auto const yv = y.to_vector();
   long double total = 0;
   for (auto e : yv) total += std::exp(static_cast<long double>(e));
@@ -232,8 +217,9 @@ TEST_CASE("logsumexp at infinities, nan and empty axes behaves as JAX's") {
 
 TEST_CASE("activations name themselves in axis errors") {
   auto x = jnp::zeros<float>(Shape{2, 3});
-  REQUIRE(error_of([&] { nn::softmax(x, 2); }) == "softmax: axis 2 is out of bounds for array of dimension 2");
-  REQUIRE(error_of([&] { nn::log_softmax(x, -3); }) ==
+  REQUIRE(message_of([&] { nn::softmax(x, 2); }) == "softmax: axis 2 is out of bounds for array of dimension 2");
+  REQUIRE(message_of([&] { nn::log_softmax(x, -3); }) ==
           "log_softmax: axis -3 is out of bounds for array of dimension 2");
-  REQUIRE(error_of([&] { nn::logsumexp(x, {0, 2}); }) == "logsumexp: axis 2 is out of bounds for array of dimension 2");
+  REQUIRE(message_of([&] { nn::logsumexp(x, {0, 2}); }) ==
+          "logsumexp: axis 2 is out of bounds for array of dimension 2");
 }

@@ -14,10 +14,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "support.hpp"
 
 namespace jnp = jaxcc::numpy;
 namespace nn = jaxcc::nn;
@@ -27,6 +28,7 @@ using jaxcc::Shape;
 using jaxcc::testing::AllClose;
 using jaxcc::testing::check_grads;
 using AxisArg = jaxcc::detail::AxisArg;
+using jaxcc_test::jaxpr_of;
 
 namespace {
 
@@ -51,13 +53,6 @@ bool all_finite(Array<double> const& a) {
   for (double v : a.to_vector())
     if (!std::isfinite(v)) return false;
   return true;
-}
-
-template <class F, class... A>
-std::string jaxpr_of(F f, A const&... args) {
-  std::ostringstream os;
-  os << jaxcc::make_jaxpr(f)(args...);
-  return os.str();
 }
 
 }  // namespace

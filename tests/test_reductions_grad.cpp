@@ -11,10 +11,12 @@
 
 #include <cmath>
 #include <cstdint>
-#include <sstream>
+#include <exception>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "support.hpp"
 
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
@@ -24,14 +26,10 @@ using jaxcc::Shape;
 using jaxcc::testing::AllClose;
 using jaxcc::testing::check_grads;
 using AxisArg = jaxcc::detail::AxisArg;
+using jaxcc_test::jaxpr_of;
+using jaxcc_test::smooth;
 
 namespace {
-
-// Smooth, distinct values (no two within 0.01 of each other, so max and min
-// have no near-ties for the finite differences to cross).
-Array<double> smooth(Shape const& shape, double scale = 0.37) {
-  return jnp::sin(jnp::arange<double>(shape.numel()).reshape(shape) * scale + 0.2);
-}
 
 /// The axis sets every reduction is checked over, on a (2, 3, 5) operand:
 /// all axes, one axis (even and odd lengths, negative), two axes given out
@@ -41,25 +39,22 @@ std::vector<std::pair<std::string, AxisArg>> axis_sets() {
           {"-1", -1},           {"(2, 0)", {2, 0}}, {"()", Axes{}}};
 }
 
-template <class F, class... A>
-std::string jaxpr_of(F f, A const&... args) {
-  std::ostringstream os;
-  os << jaxcc::make_jaxpr(f)(args...);
-  return os.str();
-}
-
 /// Runs check_grads on `reduce(x, axis, keepdims)` composed with sin, for
-/// every axis set and both keepdims.
+/// every axis set and both keepdims: "" when all pass, else the first failure.
 template <class Reduce>
-void check_reduction(Reduce reduce, Array<double> const& x) {
+std::string reduction_grad_failure(Reduce reduce, Array<double> const& x) {
   for (auto const& [name, axis] : axis_sets())
     for (bool keepdims : {false, true}) {
-      INFO("axes " << name << ", keepdims " << keepdims);
       auto f = [&, axis = axis, keepdims = keepdims](Array<double> const& a) {
         return Array<double>(jnp::sin(reduce(a, axis, keepdims)));
       };
-      REQUIRE_NOTHROW(check_grads(f, std::tuple{x}, 2));
+      try {
+        check_grads(f, std::tuple{x}, 2);
+      } catch (std::exception const& e) {
+        return "axes " + name + ", keepdims " + (keepdims ? "1" : "0") + ": " + e.what();
+      }
     }
+  return "";
 }
 
 }  // namespace
@@ -67,25 +62,30 @@ void check_reduction(Reduce reduce, Array<double> const& x) {
 TEST_CASE("sum, prod, max and min pass check_grads to second order", "[reductions][grad]") {
   auto const x = smooth({2, 3, 5});
   SECTION("sum") {
-    check_reduction([](auto const& a, AxisArg const& axis, bool k) { return jnp::sum(a, axis, k); }, x);
+    auto const sum_of = [](auto const& a, AxisArg const& axis, bool k) { return jnp::sum(a, axis, k); };
+    REQUIRE(reduction_grad_failure(sum_of, x) == "");
   }
   SECTION("prod") {
     // Values in [0.2, 1.6]: products of up to 30 of them stay well scaled.
     Array<double> const y = x * 0.7 + 0.9;
-    check_reduction([](auto const& a, AxisArg const& axis, bool k) { return jnp::prod(a, axis, k); }, y);
+    auto const prod_of = [](auto const& a, AxisArg const& axis, bool k) { return jnp::prod(a, axis, k); };
+    REQUIRE(reduction_grad_failure(prod_of, y) == "");
   }
   SECTION("max") {
-    check_reduction([](auto const& a, AxisArg const& axis, bool k) { return jnp::max(a, axis, k); }, x);
+    auto const max_of = [](auto const& a, AxisArg const& axis, bool k) { return jnp::max(a, axis, k); };
+    REQUIRE(reduction_grad_failure(max_of, x) == "");
   }
   SECTION("min") {
-    check_reduction([](auto const& a, AxisArg const& axis, bool k) { return jnp::min(a, axis, k); }, x);
+    auto const min_of = [](auto const& a, AxisArg const& axis, bool k) { return jnp::min(a, axis, k); };
+    REQUIRE(reduction_grad_failure(min_of, x) == "");
   }
 }
 
 TEST_CASE("mean, var and std pass check_grads to second order", "[reductions][grad]") {
   auto const x = smooth({2, 3, 5});
   SECTION("mean") {
-    check_reduction([](auto const& a, AxisArg const& axis, bool k) { return jnp::mean(a, axis, k); }, x);
+    auto const mean_of = [](auto const& a, AxisArg const& axis, bool k) { return jnp::mean(a, axis, k); };
+    REQUIRE(reduction_grad_failure(mean_of, x) == "");
   }
   // var and std over no axes are 0 (std's derivative is infinite there), so
   // they take the axis sets that reduce something.

@@ -11,33 +11,17 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
 using jaxcc::Shape;
+using jaxcc_test::message_of;
+using jaxcc_test::shares_buffer;
+using jaxcc_test::values;
 
 namespace {
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-template <class T>
-std::vector<T> values(std::initializer_list<T> v) {
-  return v;
-}
-
-/// Does `view` read `base`'s buffer (no copy was made)?
-template <class T>
-bool shares_buffer(Array<T> const& view, Array<T> const& base) {
-  auto const* b = base.data();
-  return view.data() >= b && view.data() < b + base.size();
-}
 
 // x[i, j] = 4 * i + j: JAX's docstring operand `jnp.arange(12).reshape(3, 4)`.
 Array<std::int32_t> arange34() { return jnp::arange<std::int32_t>(12).reshape({3, 4}); }

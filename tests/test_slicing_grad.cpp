@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -17,6 +16,8 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -25,35 +26,12 @@ using jaxcc::Shape;
 using jaxcc::testing::AllClose;
 using jaxcc::testing::check_grads;
 using Config = std::vector<std::array<std::int64_t, 3>>;
+using jaxcc_test::jaxpr_of;
+using jaxcc_test::message_of;
+using jaxcc_test::pullback;
+using jaxcc_test::smooth;
 
 namespace {
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-Array<double> smooth(Shape const& shape, double scale = 0.37) {
-  return jnp::sin(jnp::arange<double>(shape.numel()).reshape(shape) * scale + 0.2);
-}
-
-template <class F, class... A>
-std::string jaxpr_of(F f, A const&... args) {
-  std::ostringstream os;
-  os << jaxcc::make_jaxpr(f)(args...);
-  return os.str();
-}
-
-/// The pullback of f at x applied to `ct`: the gradient of sum(ct * f(x)).
-template <class F>
-Array<double> pullback(F f, Array<double> const& x, Array<double> const& ct) {
-  auto [out, vjp_fn] = jaxcc::vjp(f, x);
-  return std::get<0>(vjp_fn(ct));
-}
 
 /// lax.pad by definition: result position p of a dimension holds operand
 /// element (p - lo) / (interior + 1) when that divides evenly and is in range.

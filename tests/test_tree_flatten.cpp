@@ -15,10 +15,13 @@
 #include <utility>
 #include <vector>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace tree = jaxcc::tree;
 using jaxcc::Array;
 using jaxcc::testing::AllClose;
+using jaxcc_test::message_of;
 
 namespace model {
 
@@ -45,15 +48,6 @@ struct Stack {
   std::vector<Array<float>> items;
   std::string name;
 };
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 }  // namespace
 
@@ -226,16 +220,16 @@ TEST_CASE("tree unflatten: wrong leaf counts and dtypes raise JAX's messages") {
   more.push_back(leaves[0]);
   // jaxlib: "Too few leaves for PyTreeDef; expected %d, got %d" and
   // "Too many leaves for PyTreeDef; expected %d." (here with the count given too)
-  CHECK(error_of([&] { tree::unflatten(treedef, fewer); }) == "Too few leaves for PyTreeDef; expected 4, got 3");
-  CHECK(error_of([&] { tree::unflatten(treedef, more); }) == "Too many leaves for PyTreeDef; expected 4, got 5.");
+  CHECK(message_of([&] { tree::unflatten(treedef, fewer); }) == "Too few leaves for PyTreeDef; expected 4, got 3");
+  CHECK(message_of([&] { tree::unflatten(treedef, more); }) == "Too many leaves for PyTreeDef; expected 4, got 5.");
 
   auto mixed = tree::structure(std::tuple{jnp::ones<float>(2), std::map<std::string, int>{{"n", 1}}});
   std::vector<jaxcc::AnyArray> wrong{jnp::ones<float>(2), jnp::ones<float>(2)};
-  CHECK(error_of([&] { tree::unflatten(mixed, wrong); }) ==
+  CHECK(message_of([&] { tree::unflatten(mixed, wrong); }) ==
         "tree::unflatten: leaf 1 (key path [1]['n']) is an array of dtype float32 and shape (2,), but the tree's "
         "type holds a scalar of dtype int32 there");
   std::vector<jaxcc::AnyArray> wrong_dtype{jnp::ones<double>(2), jnp::array(std::int32_t{1})};
-  CHECK(error_of([&] { tree::unflatten(mixed, wrong_dtype); }) ==
+  CHECK(message_of([&] { tree::unflatten(mixed, wrong_dtype); }) ==
         "tree::unflatten: leaf 0 (key path [0]) is an array of dtype float64 and shape (2,), but the tree's type "
         "holds an array of dtype float32 there");
   auto ok = tree::unflatten(mixed, {jnp::zeros<float>(3), jnp::array(std::int32_t{9})});

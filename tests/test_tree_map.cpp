@@ -17,10 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace tree = jaxcc::tree;
 using jaxcc::Array;
 using jaxcc::testing::AllClose;
+using jaxcc_test::message_of;
 
 // ---- a counting global operator new, for the no-allocation check ---------------
 // Sanitizers bring their own allocator, which a replacement would fight; their
@@ -92,15 +95,6 @@ struct Tagged {
   Array<float> value;
   int tag = 0;
 };
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 using Params = std::map<std::string, std::map<std::string, Array<float>>>;
 
@@ -245,7 +239,7 @@ TEST_CASE("tree map: fn sees the leaves in flatten's order") {
 TEST_CASE("tree map: mismatched structures raise JAX's pytree structure errors") {
   auto id = [](auto const& x, auto const&...) { return x; };
 
-  CHECK(error_of([&] { tree::map(id, std::tuple{1, std::tuple{2, 3}}, std::tuple{1, std::tuple{2, 3, 4}}); }) ==
+  CHECK(message_of([&] { tree::map(id, std::tuple{1, std::tuple{2, 3}}, std::tuple{1, std::tuple{2, 3, 4}}); }) ==
         "pytree structure error: different lengths of tuple at key path\n"
         "    tree::map tree[1]\n"
         "At that key path, the prefix pytree tree::map tree has a subtree of type tuple of length 2, but the full "
@@ -255,7 +249,7 @@ TEST_CASE("tree map: mismatched structures raise JAX's pytree structure errors")
         "and tree 2 has structure\n"
         "    PyTreeDef((*, (*, *, *)))");
 
-  CHECK(error_of([&] { tree::map(id, std::vector{1}, std::vector{2}, std::vector{3, 4}); }) ==
+  CHECK(message_of([&] { tree::map(id, std::vector{1}, std::vector{2}, std::vector{3, 4}); }) ==
         "pytree structure error: different lengths of list at key path\n"
         "    tree::map tree\n"
         "At that key path, the prefix pytree tree::map tree has a subtree of type list of length 1, but the full "
@@ -271,9 +265,9 @@ TEST_CASE("tree map: more structure errors") {
   auto id = [](auto const& x, auto const&...) { return x; };
   auto a = jnp::ones<float>(1);
   // A leaf of the first tree is a prefix of any subtree: no error.
-  CHECK(error_of([&] { tree::map(id, std::tuple{1, 2}, std::tuple{1, std::vector{2}}); }) == "no error");
+  CHECK(message_of([&] { tree::map(id, std::tuple{1, 2}, std::tuple{1, std::vector{2}}); }) == "<no error>");
 
-  CHECK(error_of([&] { tree::map(id, std::tuple{std::vector{1}}, std::tuple<std::tuple<int>>{std::tuple{1}}); }) ==
+  CHECK(message_of([&] { tree::map(id, std::tuple{std::vector{1}}, std::tuple<std::tuple<int>>{std::tuple{1}}); }) ==
         "pytree structure error: different types at key path\n"
         "    tree::map tree[0]\n"
         "At that key path, the prefix pytree tree::map tree has a subtree of type\n"
@@ -286,7 +280,7 @@ TEST_CASE("tree map: more structure errors") {
         "    PyTreeDef(((*,),))");
 
   std::map<std::string, int> hi{{"hi", 1}}, hi_bye{{"hi", 2}, {"bye", 3}}, other{{"ho", 1}};
-  CHECK(error_of([&] { tree::map(id, hi, hi_bye); }) ==
+  CHECK(message_of([&] { tree::map(id, hi, hi_bye); }) ==
         "pytree structure error: different numbers of pytree children at key path\n"
         "    tree::map tree\n"
         "At that key path, the prefix pytree tree::map tree has a subtree of type\n"
@@ -301,7 +295,7 @@ TEST_CASE("tree map: more structure errors") {
         "    PyTreeDef({'hi': *})\n"
         "and tree 2 has structure\n"
         "    PyTreeDef({'bye': *, 'hi': *})");
-  CHECK(error_of([&] { tree::map(id, std::vector{hi}, std::vector{other}); }) ==
+  CHECK(message_of([&] { tree::map(id, std::vector{hi}, std::vector{other}); }) ==
         "pytree structure error: different pytree metadata at key path\n"
         "    tree::map tree[0]\n"
         "At that key path, the prefix pytree tree::map tree has a subtree of type\n"
@@ -319,7 +313,7 @@ TEST_CASE("tree map: more structure errors") {
         "    PyTreeDef([{'ho': *}])");
 
   // Custom nodes: a different registered type, or different aux data.
-  auto custom_types = error_of([&] { tree::map(id, model::Dense{a, a}, model::Other{a, a}); });
+  auto custom_types = message_of([&] { tree::map(id, model::Dense{a, a}, model::Other{a, a}); });
   CHECK(custom_types.starts_with("pytree structure error: different types at key path\n"
                                  "    tree::map tree\n"
                                  "At that key path, the prefix pytree tree::map tree has a subtree of type\n"
@@ -329,7 +323,7 @@ TEST_CASE("tree map: more structure errors") {
   CHECK(custom_types.ends_with("    PyTreeDef(CustomNode(Dense[()], [*, *]))\n"
                                "and tree 2 has structure\n"
                                "    PyTreeDef(CustomNode(Other[()], [*, *]))"));
-  auto aux = error_of([&] { tree::map(id, std::tuple{Tagged{a, 1}}, std::tuple{Tagged{a, 2}}); });
+  auto aux = message_of([&] { tree::map(id, std::tuple{Tagged{a, 1}}, std::tuple{Tagged{a, 2}}); });
   CHECK(aux.starts_with("pytree structure error: different pytree metadata at key path\n"
                         "    tree::map tree[0]\n"
                         "At that key path, the prefix pytree tree::map tree has a subtree of type\n"
@@ -340,7 +334,7 @@ TEST_CASE("tree map: more structure errors") {
                         "    2\n"));
 
   // None against a value, both ways.
-  CHECK(error_of([&] { tree::map(id, std::tuple{std::optional<int>{}}, std::tuple{3}); })
+  CHECK(message_of([&] { tree::map(id, std::tuple{std::optional<int>{}}, std::tuple{3}); })
             .starts_with("pytree structure error: different types at key path\n"
                          "    tree::map tree[0]\n"
                          "At that key path, the prefix pytree tree::map tree has a subtree of type\n"
@@ -349,7 +343,7 @@ TEST_CASE("tree map: more structure errors") {
                          "    int.\n"));
   using IntPair = std::pair<int, int>;
   auto none_full =
-      error_of([&] { tree::map(id, std::tuple<IntPair>{{1, 2}}, std::tuple{std::optional<IntPair>()}); });
+      message_of([&] { tree::map(id, std::tuple<IntPair>{{1, 2}}, std::tuple{std::optional<IntPair>()}); });
   CHECK(none_full.starts_with("pytree structure error: different types at key path\n"
                               "    tree::map tree[0]\n"
                               "At that key path, the prefix pytree tree::map tree has a subtree of type\n"
@@ -357,7 +351,7 @@ TEST_CASE("tree map: more structure errors") {
                               "but at the same key path the full pytree has a subtree of different type\n"
                               "    NoneType.\n"));
   // A node in the first tree against a leaf in another.
-  CHECK(error_of([&] { tree::map(id, std::vector{1}, a); })
+  CHECK(message_of([&] { tree::map(id, std::vector{1}, a); })
             .starts_with("pytree structure error: different types at key path\n"
                          "    tree::map tree\n"
                          "At that key path, the prefix pytree tree::map tree has a subtree of type\n"

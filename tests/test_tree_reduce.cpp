@@ -13,23 +13,13 @@
 #include <utility>
 #include <vector>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace tree = jaxcc::tree;
 using jaxcc::Array;
 using jaxcc::testing::AllClose;
-
-namespace {
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-}  // namespace
+using jaxcc_test::message_of;
 
 TEST_CASE("tree reduce: folds the leaves in flatten's order") {
   // With an initializer the accumulator keeps its type; leaves may differ in type.
@@ -47,7 +37,7 @@ TEST_CASE("tree reduce: folds the leaves in flatten's order") {
   CHECK(tree::reduce([](int a, int b) { return a * b; }, std::tuple{2, 3, std::pair{4, 5}}) == 120);
   // A single leaf is the result; no leaves is Python's reduce error.
   CHECK(tree::reduce([](int a, int b) { return a - b; }, std::vector{7}) == 7);
-  CHECK(error_of([] { tree::reduce([](int a, int b) { return a + b; }, std::vector<int>{}); }) ==
+  CHECK(message_of([] { tree::reduce([](int a, int b) { return a + b; }, std::vector<int>{}); }) ==
         "reduce() of empty iterable with no initial value");
   CHECK(tree::reduce([](int a, int b) { return a + b; }, std::vector<int>{}, 42) == 42);
 }
@@ -59,9 +49,9 @@ TEST_CASE("tree all: Python's all over the leaves") {
   CHECK(tree::all(std::tuple{jaxcc::none, std::optional<int>{}}));
   CHECK_FALSE(tree::all(std::map<std::string, Array<bool>>{{"a", jnp::array({false})}}));
   // Arrays need one element, as JAX's check_bool_conversion says.
-  CHECK(error_of([] { tree::all(std::tuple{jnp::array({1.0f, 2.0f})}); }) ==
+  CHECK(message_of([] { tree::all(std::tuple{jnp::array({1.0f, 2.0f})}); }) ==
         "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
-  CHECK(error_of([] { tree::all(std::tuple{jnp::zeros<float>(0)}); }) ==
+  CHECK(message_of([] { tree::all(std::tuple{jnp::zeros<float>(0)}); }) ==
         "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty.");
   // It stops at the first false leaf, as all() does: the bad array after it is never asked.
   CHECK_FALSE(tree::all(std::tuple{0, jnp::array({1.0f, 2.0f})}));
@@ -105,7 +95,7 @@ TEST_CASE("tree transpose: a list of pairs becomes a pair of lists") {
 TEST_CASE("tree transpose: a structure that is not outer of inner raises JAX's Mismatch") {
   std::vector<std::pair<int, int>> rows{{1, 2}, {3, 4}, {5, 6}};
   // jax.tree.transpose: TypeError(f"Mismatch\n{treedef}\n != \n{expected_treedef}")
-  CHECK(error_of([&] {
+  CHECK(message_of([&] {
           tree::transpose(tree::structure(std::vector{0, 0}), tree::structure(std::pair{0, 0}), rows);
         }) == "Mismatch\nPyTreeDef([(*, *), (*, *), (*, *)])\n != \nPyTreeDef([(*, *), (*, *)])");
 }

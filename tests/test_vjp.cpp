@@ -12,20 +12,15 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
 using jaxcc::testing::AllClose;
+using jaxcc_test::message_of;
 
 namespace {
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 // An ordinary function with Array parameters, not a generic lambda.
 Array<float> sin_plus_square(Array<float> x) { return jnp::sum(x * x + jnp::sin(x)); }

@@ -10,6 +10,8 @@
 #include <string>
 #include <tuple>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -17,18 +19,9 @@ using jaxcc::in_axes;
 using jaxcc::none;
 using jaxcc::out_axes;
 using jaxcc::testing::AllClose;
+using jaxcc_test::message_of;
 
 namespace {
-
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (jaxcc::Error const& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // ../shared/seeds/001: predict((w, b), x) = w·x + b and its squared loss.
 Array<float> const w = jnp::array<float>({{1, 2}, {3, 4}});

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -18,6 +17,8 @@
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
+
+#include "support.hpp"
 
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
@@ -27,18 +28,12 @@ using jaxcc::in_axes;
 using jaxcc::none;
 using jaxcc::Shape;
 using jaxcc::testing::AllClose;
+using jaxcc_test::count;
+using jaxcc_test::example;
+using jaxcc_test::jaxpr_of;
+using jaxcc_test::smooth;
 
 namespace {
-
-/// Example i of x along `axis`, sliced without vmap.
-template <class T>
-Array<T> example(Array<T> const& x, std::int64_t axis, std::int64_t i) {
-  if (axis < 0) axis += x.ndim();
-  Axes start(x.shape().size(), 0), limit(x.shape().begin(), x.shape().end());
-  start[static_cast<std::size_t>(axis)] = i;
-  limit[static_cast<std::size_t>(axis)] = i + 1;
-  return lax::squeeze(lax::slice(x, start, limit), {axis});
-}
 
 /// g(0), ..., g(n - 1) stacked on a new axis 0.
 template <class G>
@@ -46,23 +41,6 @@ auto stacked(std::int64_t n, G const& g) {
   std::vector<decltype(g(std::int64_t{0}))> out;
   for (std::int64_t i = 0; i < n; ++i) out.push_back(g(i));
   return jnp::stack(out);
-}
-
-Array<double> values(Shape const& shape, double scale = 0.37, double shift = 0.2) {
-  return jnp::sin(jnp::arange<double>(shape.numel()).reshape(shape) * scale + shift);
-}
-
-template <class F, class... A>
-std::string jaxpr_of(F f, A const&... args) {
-  std::ostringstream os;
-  os << jaxcc::make_jaxpr(f)(args...);
-  return os.str();
-}
-
-std::size_t count(std::string const& text, std::string const& word) {
-  std::size_t n = 0;
-  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
-  return n;
 }
 
 }  // namespace
@@ -76,7 +54,7 @@ TEST_CASE("vmap of cond with the predicate shared by the batch", "[vmap][cond]")
         p, [&](Array<double> v) { return std::pair{Array<double>(jnp::sin(v) * 2.0), Array<double>(c * 3.0)}; },
         [&](Array<double> v) { return std::pair{Array<double>(v * v), Array<double>(jnp::sum(v, 0) + c)}; }, x);
   };
-  auto const xs = values({5, 3, 4});
+  auto const xs = smooth({5, 3, 4});
   auto const c = jnp::array({1.0, -2.0, 0.5, 4.0});
   for (bool taken : {true, false}) {
     auto const p = jnp::array(taken);
@@ -88,7 +66,7 @@ TEST_CASE("vmap of cond with the predicate shared by the batch", "[vmap][cond]")
     }
     // Only the closed-over value mapped.
     auto const x = example(xs, 0, 0);
-    auto const cs = values({3, 4});
+    auto const cs = smooth({3, 4});
     auto const [a, b] = jaxcc::vmap(f, in_axes(none, none, 0))(p, x, cs);
     CHECK_THAT(a, AllClose(stacked(3, [&](std::int64_t i) { return f(p, x, example(cs, 0, i)).first; }), 1e-12));
     CHECK_THAT(b, AllClose(stacked(3, [&](std::int64_t i) { return f(p, x, example(cs, 0, i)).second; }), 1e-12));
@@ -105,7 +83,7 @@ TEST_CASE("vmap of cond with a mapped predicate selects per example", "[vmap][co
         [](Array<double> a, Array<double> b) { return std::pair{Array<double>(jnp::sin(a) * b), jnp::array(std::int32_t{1})}; },
         [](Array<double> a, Array<double> b) { return std::pair{Array<double>(a - b), jnp::array(std::int32_t{-1})}; }, x, y);
   };
-  auto const xs = values({6, 3}, 1.3, 0.1);  // sums of mixed sign
+  auto const xs = smooth({6, 3}, 1.3, 0.1);  // sums of mixed sign
   auto const y = jnp::array({0.5, -1.0, 2.0});
   auto const expect = [&](auto const& got, auto const& xi, auto const& yi) {
     auto const ys = stacked(6, [&](std::int64_t i) { return f(xi(i), yi(i)).first; });
@@ -118,7 +96,7 @@ TEST_CASE("vmap of cond with a mapped predicate selects per example", "[vmap][co
     expect(jaxcc::vmap(f, in_axes(in, none))(moved, y), [&](std::int64_t i) { return example(moved, in, i); },
            [&](std::int64_t) { return y; });
   }
-  auto const ys = values({6, 3}, 0.7);
+  auto const ys = smooth({6, 3}, 0.7);
   expect(jaxcc::vmap(f, in_axes(0, 0))(xs, ys), [&](std::int64_t i) { return example(xs, 0, i); },
          [&](std::int64_t i) { return example(ys, 0, i); });
   // The flags differ between examples, so the select is real.
@@ -147,8 +125,8 @@ TEST_CASE("vmap of cond with a mapped predicate composes with grad", "[vmap][con
 TEST_CASE("vmap of lax::select", "[vmap][select]") {
   auto const f = [](Array<bool> p, Array<double> a, Array<double> b) { return lax::select(p, a, b); };
   auto const p = jnp::array({{true, false, true}, {false, false, true}});
-  auto const a = values({2, 3});
-  auto const b = values({2, 3}, 0.9);
+  auto const a = smooth({2, 3});
+  auto const b = smooth({2, 3}, 0.9);
   auto const got = jaxcc::vmap(f, in_axes(0, 0, 0))(p, a, b);
   REQUIRE_THAT(got, AllClose(stacked(2, [&](std::int64_t i) { return f(example(p, 0, i), example(a, 0, i), example(b, 0, i)); })));
   auto const b0 = jnp::array({7.0, 8.0});
@@ -190,7 +168,7 @@ void check_scanned(Got const& got, std::int64_t n, Per const& per_example) {
 TEST_CASE("vmap of scan: xs mapped along any axis, carries that become mapped", "[vmap][scan]") {
   auto const w = jnp::array({0.3, -0.7, 1.1});
   auto const init = jnp::array({1.0, 0.0, -1.0});
-  auto const batch_xs = values({5, 4, 3});
+  auto const batch_xs = smooth({5, 4, 3});
   // xs mapped along 0, 1 and -1 (non-contiguous views); the carry starts
   // unmapped and becomes mapped after a step.
   for (std::int64_t in : {0, 1, -1}) {
@@ -199,16 +177,16 @@ TEST_CASE("vmap of scan: xs mapped along any axis, carries that become mapped", 
                   [&](std::int64_t i) { return scanned(w, init, example(moved, in, i)); });
   }
   // Only the closed-over w mapped: a mapped const makes the carry and ys mapped.
-  auto const ws = values({2, 3}, 0.8);
-  auto const xs = values({4, 3}, 0.5);
+  auto const ws = smooth({2, 3}, 0.8);
+  auto const xs = smooth({4, 3}, 0.5);
   check_scanned(jaxcc::vmap(scanned, in_axes(0, none, none))(ws, init, xs), 2,
                 [&](std::int64_t i) { return scanned(example(ws, 0, i), init, xs); });
   // Only the initial carry mapped, along axis 1.
-  auto const inits = values({3, 2}, 0.6);
+  auto const inits = smooth({3, 2}, 0.6);
   check_scanned(jaxcc::vmap(scanned, in_axes(none, 1, none))(w, inits, xs), 2,
                 [&](std::int64_t i) { return scanned(w, example(inits, 1, i), xs); });
   // All mapped.
-  auto const all_xs = values({2, 4, 3}, 0.45);
+  auto const all_xs = smooth({2, 4, 3}, 0.45);
   check_scanned(jaxcc::vmap(scanned, in_axes(0, 1, 0))(ws, inits, all_xs), 2,
                 [&](std::int64_t i) { return scanned(example(ws, 0, i), example(inits, 1, i), example(all_xs, 0, i)); });
   // One scan equation for the batch.
@@ -225,7 +203,7 @@ TEST_CASE("vmap of a reverse scan with an integer carry", "[vmap][scan]") {
         std::pair{jnp::array(0.5), jnp::array(0)}, xs, std::nullopt, /*reverse=*/true);
     return std::tuple{carry.first, carry.second, ys};
   };
-  auto const xs = values({3, 5});
+  auto const xs = smooth({3, 5});
   auto const [c, k, ys] = jaxcc::vmap(f)(xs);
   CHECK_THAT(c, AllClose(stacked(3, [&](std::int64_t i) { return std::get<0>(f(example(xs, 0, i))); }), 1e-12));
   CHECK(k.to_vector() == std::vector<std::int32_t>{5, 5, 5});
@@ -235,7 +213,7 @@ TEST_CASE("vmap of a reverse scan with an integer carry", "[vmap][scan]") {
 TEST_CASE("vmap of scan composes with grad both ways", "[vmap][scan][grad]") {
   auto const w = jnp::array({0.3, -0.7, 1.1});
   auto const init = jnp::array({1.0, 0.0, -1.0});
-  auto const xs = values({5, 4, 3});
+  auto const xs = smooth({5, 4, 3});
   auto const grads = jaxcc::grad(scan_loss, jaxcc::argnums<0, 2>);
   // Per-example gradients: vmap(grad) against a loop of grad.
   auto const [gw, gx] = jaxcc::vmap(grads, in_axes(none, none, 0))(w, init, xs);
@@ -255,7 +233,7 @@ TEST_CASE("vmap of scan composes with grad both ways", "[vmap][scan][grad]") {
 
 TEST_CASE("vmap of fori_loop, with static and with mapped bounds", "[vmap][fori_loop][while_loop]") {
   auto const body = [](Array<std::int32_t> i, Array<double> c) { return Array<double>(c * 0.9 + jnp::sin(c) * i.astype<double>()); };
-  auto const xs = values({4, 2});
+  auto const xs = smooth({4, 2});
   auto const fixed = [&](Array<double> x) { return lax::fori_loop(1, 5, body, x); };
   REQUIRE_THAT(jaxcc::vmap(fixed)(xs), AllClose(stacked(4, [&](std::int64_t i) { return fixed(example(xs, 0, i)); }), 1e-12));
   // A mapped upper bound: a while loop whose predicate differs per example
@@ -337,7 +315,7 @@ TEST_CASE("vmap of while_loop composes with jvp both ways", "[vmap][while_loop][
 TEST_CASE("nested vmap of scan and of while_loop with a mapped predicate", "[vmap][scan][while_loop]") {
   auto const w = jnp::array({0.3, -0.7, 1.1});
   auto const init = jnp::array({1.0, 0.0, -1.0});
-  auto const xs = values({2, 3, 4, 3});
+  auto const xs = smooth({2, 3, 4, 3});
   auto const inner = jaxcc::vmap(scanned, in_axes(none, none, 0));
   auto const [c, y, z] = jaxcc::vmap(inner, in_axes(none, none, 0))(w, init, xs);
   auto const per_example = [&](std::int64_t i, std::int64_t j) { return scanned(w, init, example(example(xs, 0, i), 0, j)); };
@@ -349,7 +327,7 @@ TEST_CASE("nested vmap of scan and of while_loop with a mapped predicate", "[vma
     return lax::while_loop([](Array<double> v) { return Array<bool>(jnp::sum(v) < 10.0); },
                            [](Array<double> v) { return Array<double>(v * 2.0 + 1.0); }, x);
   };
-  auto const starts = values({2, 3, 2}, 2.1);
+  auto const starts = smooth({2, 3, 2}, 2.1);
   REQUIRE_THAT(jaxcc::vmap(jaxcc::vmap(grow))(starts),
                AllClose(stacked(2, [&](std::int64_t i) {
                           return stacked(3, [&](std::int64_t j) { return grow(example(example(starts, 0, i), 0, j)); });
@@ -381,7 +359,7 @@ TEST_CASE("vmap with a named axis: collectives inside control flow", "[vmap][con
                        jnp::array(0.0), xs)
           .first;
     };
-    auto const xs = values({3, 4});
+    auto const xs = smooth({3, 4});
     REQUIRE_THAT(jaxcc::vmap(f, jaxcc::axis_name("i"))(xs), AllClose(jnp::sum(xs - jnp::mean(xs, 0), 1), 1e-12));
   }
 }
@@ -392,7 +370,7 @@ TEST_CASE("vmap of checkpoint stays a checkpoint and composes with grad", "[vmap
   auto const inner = jaxcc::checkpoint([](Array<double> w, Array<double> x) { return Array<double>(jnp::sin(x * w) * x); });
   auto const loss = [&](Array<double> w, Array<double> x) { return jnp::sum(inner(w, x)); };
   auto const w = jnp::array({0.5, -1.5, 2.0});
-  auto const xs = values({4, 3});
+  auto const xs = smooth({4, 3});
   for (std::int64_t in : {0, 1}) {
     auto const moved = jnp::moveaxis(xs, 0, in);
     REQUIRE_THAT(jaxcc::vmap(inner, in_axes(none, in))(w, moved),
@@ -436,7 +414,7 @@ auto const scaled_softplus = jaxcc::custom_jvp([](Array<double> x) { return Arra
 }  // namespace
 
 TEST_CASE("vmap of custom_vjp keeps the user's backward pass", "[vmap][custom_vjp][grad]") {
-  auto const xs = values({4, 3});
+  auto const xs = smooth({4, 3});
   auto const loss = [](Array<double> x) { return jnp::sum(doubled_sin(x)); };
   auto const expected = Array<double>(2.0 * jnp::cos(xs));
   REQUIRE_THAT(jaxcc::vmap(doubled_sin)(xs), AllClose(jnp::sin(xs), 1e-12));
@@ -463,8 +441,8 @@ TEST_CASE("vmap of custom_vjp keeps the user's backward pass", "[vmap][custom_vj
 }
 
 TEST_CASE("vmap of custom_jvp keeps the user's tangent rule", "[vmap][custom_jvp][jvp][grad]") {
-  auto const xs = values({5});
-  auto const ts = values({5}, 0.9, 1.0);
+  auto const xs = smooth({5});
+  auto const ts = smooth({5}, 0.9, 1.0);
   auto const tangent_of = [](Array<double> x, Array<double> t) {
     return jaxcc::jvp(scaled_softplus, std::tuple{x}, std::tuple{t}).second;
   };

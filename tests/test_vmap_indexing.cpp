@@ -8,30 +8,25 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "support.hpp"
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Axes;
 using jaxcc::Shape;
 using jaxcc::testing::AllClose;
+using jaxcc_test::count;
+using jaxcc_test::example;
+using jaxcc_test::jaxpr_of;
+using jaxcc_test::smooth;
 
 namespace {
-
-/// Example i of x along `axis`, sliced without vmap.
-template <class T>
-Array<T> example(Array<T> const& x, std::int64_t axis, std::int64_t i) {
-  if (axis < 0) axis += x.ndim();
-  Axes start(x.shape().size(), 0), limit(x.shape().begin(), x.shape().end());
-  start[static_cast<std::size_t>(axis)] = i;
-  limit[static_cast<std::size_t>(axis)] = i + 1;
-  return jaxcc::lax::squeeze(jaxcc::lax::slice(x, start, limit), {axis});
-}
 
 /// f applied to each example of x (mapped along x_axis) and y (along
 /// y_axis, or the same y for all when y_axis is empty), stacked on axis 0.
@@ -45,28 +40,11 @@ auto stacked(F f, Array<X> const& x, std::optional<std::int64_t> x_axis, Array<Y
   return jnp::stack(out);
 }
 
-Array<double> values(Shape const& shape, double scale = 0.37) {
-  return jnp::sin(jnp::arange<double>(shape.numel()).reshape(shape) * scale + 0.2);
-}
-
-template <class F, class... A>
-std::string jaxpr_of(F f, A const&... args) {
-  std::ostringstream os;
-  os << jaxcc::make_jaxpr(f)(args...);
-  return os.str();
-}
-
-std::size_t count(std::string const& text, std::string const& word) {
-  std::size_t n = 0;
-  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("vmap of take with only the operand mapped", "[vmap][indexing]") {
   // Per example x is (3, 4); indices out of range and negative exercise the modes.
-  auto const xs = values({5, 3, 4});
+  auto const xs = smooth({5, 3, 4});
   auto const idx = jnp::array<std::int32_t>({{2, -1, 0}, {7, 1, -6}});
   for (std::string mode : {"fill", "clip", "wrap"})
     for (std::int64_t axis : {0, 1, -1}) {
@@ -80,7 +58,7 @@ TEST_CASE("vmap of take with only the operand mapped", "[vmap][indexing]") {
 }
 
 TEST_CASE("vmap of take with only the indices mapped", "[vmap][indexing]") {
-  auto const x = values({3, 4});
+  auto const x = smooth({3, 4});
   // Per example the indices are (2, 3).
   auto const is = jnp::array<std::int64_t>({{{0, 3, -1}, {2, 9, 1}},
                                             {{1, 1, 0}, {-4, 2, 3}},
@@ -98,7 +76,7 @@ TEST_CASE("vmap of take with only the indices mapped", "[vmap][indexing]") {
 }
 
 TEST_CASE("vmap of take with the operand and the indices mapped", "[vmap][indexing]") {
-  auto const xs = values({4, 3, 5, 2});
+  auto const xs = smooth({4, 3, 5, 2});
   auto const is = jnp::array<std::int32_t>({{0, 4, -1}, {2, 9, 1}, {3, 3, 0}, {-7, 2, 1}});
   for (std::string mode : {"fill", "clip", "wrap"})
     for (std::int64_t axis : {0, 1, 2}) {
@@ -115,7 +93,7 @@ TEST_CASE("vmap of take with the operand and the indices mapped", "[vmap][indexi
 
 TEST_CASE("vmap of take: non-contiguous inputs, flattening, out_axes", "[vmap][indexing]") {
   // A transposed, strided operand and a transposed index array.
-  auto const base = values({6, 5, 4});
+  auto const base = smooth({6, 5, 4});
   auto const xs = jaxcc::lax::slice(jnp::transpose(base, {2, 0, 1}), {0, 0, 0}, {4, 6, 5}, {1, 2, 2});  // (4, 3, 3)
   REQUIRE(xs.shape() == Shape{4, 3, 3});
   auto const is = jnp::transpose(jnp::array<std::int32_t>({{0, 2, 1, 2}, {1, 1, 0, -1}}), {1, 0});  // (4, 2)
@@ -137,7 +115,7 @@ TEST_CASE("vmap of take: non-contiguous inputs, flattening, out_axes", "[vmap][i
 TEST_CASE("vmap of vmap of take: shared batch axes batched again", "[vmap][indexing]") {
   // Both levels map both operands, so the inner gather's shared axis is
   // itself batched; then mixed levels.
-  auto const xs = values({3, 2, 5});
+  auto const xs = smooth({3, 2, 5});
   auto const is = jnp::array<std::int32_t>({{{0, 4}, {1, 1}}, {{2, -1}, {3, 0}}, {{4, 4}, {0, 2}}});  // (3, 2, 2)
   auto const f = [](Array<double> x, Array<std::int32_t> i) { return jnp::take(x, i, 0, "clip"); };
   auto const inner = jaxcc::vmap(f);
@@ -157,7 +135,7 @@ TEST_CASE("vmap of vmap of take: shared batch axes batched again", "[vmap][index
 }
 
 TEST_CASE("vmap of take records one batched gather", "[vmap][indexing][jaxpr]") {
-  auto const xs = values({4, 3, 5});
+  auto const xs = smooth({4, 3, 5});
   auto const is = jnp::array<std::int32_t>({{0, 2}, {1, 1}, {2, 0}, {1, 2}});
   auto const f = [](Array<double> x, Array<std::int32_t> i) { return jnp::take(x, i, 1, "clip"); };
   auto const both = jaxpr_of(jaxcc::vmap(f), xs, is);
@@ -169,9 +147,9 @@ TEST_CASE("vmap of take records one batched gather", "[vmap][indexing][jaxpr]") 
 }
 
 TEST_CASE("vmap of x.at(i) updates", "[vmap][indexing][scatter]") {
-  auto const xs = values({4, 3, 2});
-  auto const vs = values({4, 2}, 0.9);
-  auto const v = values({2}, 1.3);
+  auto const xs = smooth({4, 3, 2});
+  auto const vs = smooth({4, 2}, 0.9);
+  auto const v = smooth({2}, 1.3);
   auto const set = [](Array<double> x, Array<double> u) { return x.at(1).set(u); };
   auto const add = [](Array<double> x, Array<double> u) { return x.at(-1).add(u); };
   auto const mul = [](Array<double> x, Array<double> u) { return x.at(0).multiply(u); };
@@ -206,7 +184,7 @@ TEST_CASE("vmap of x.at(i) updates", "[vmap][indexing][scatter]") {
 
 TEST_CASE("vmap(grad(f)) with take: per-example gradients", "[vmap][indexing][grad]") {
   // Repeated indices collect the cotangent of every position that read them.
-  auto const xs = values({4, 5, 3});
+  auto const xs = smooth({4, 5, 3});
   auto const is = jnp::array<std::int32_t>({{0, 0, 4}, {1, 3, 1}, {2, 2, 2}, {4, -1, 9}});
   auto const loss = [](Array<double> x, Array<std::int32_t> i) {
     return jnp::sum(jnp::sin(jnp::take(x, i, 0, "clip")) * jnp::arange<double>(3));
@@ -229,8 +207,8 @@ TEST_CASE("vmap(grad(f)) with take: per-example gradients", "[vmap][indexing][gr
 }
 
 TEST_CASE("vmap(grad(f)) with x.at(i) updates", "[vmap][indexing][grad][scatter]") {
-  auto const xs = values({3, 4, 2});
-  Array<double> const vs = values({3, 2}, 0.8) + 2.0;
+  auto const xs = smooth({3, 4, 2});
+  Array<double> const vs = smooth({3, 2}, 0.8) + 2.0;
   auto const loss = [](Array<double> x, Array<double> u) {
     auto const y = x.at(1).multiply(u).at(2).set(u * u).at(0).max(jnp::cos(u));
     return jnp::sum(y * y);
@@ -250,7 +228,7 @@ TEST_CASE("vmap(grad(f)) with x.at(i) updates", "[vmap][indexing][grad][scatter]
 TEST_CASE("grad of a function that calls vmap over take and at", "[vmap][indexing][grad]") {
   // d/dx sum_i f(x, idx_i) = sum_i grad f(x, idx_i): the gradient through
   // the batched gather (indices mapped) equals the summed loop of gradients.
-  auto const x = values({5, 2});
+  auto const x = smooth({5, 2});
   auto const is = jnp::array<std::int32_t>({{0, 4, 4}, {1, 2, 3}, {3, 0, -1}});
   auto const f = [](Array<double> a, Array<std::int32_t> i) {
     return jnp::sum(jnp::exp(jnp::take(a, i, 0)) * jnp::arange<double>(1, 7, 1).reshape({3, 2}));
@@ -264,7 +242,7 @@ TEST_CASE("grad of a function that calls vmap over take and at", "[vmap][indexin
 
   // Operand and indices mapped: the batched gather with a shared axis, and
   // its transpose, the batched scatter-add.
-  auto const xs = values({3, 5, 2});
+  auto const xs = smooth({3, 5, 2});
   auto const both_total = [&](Array<double> a) { return jnp::sum(jaxcc::vmap(f)(a, is)); };
   std::vector<Array<double>> per_example;
   for (std::int64_t i = 0; i < 3; ++i) per_example.push_back(jaxcc::grad(f)(example(xs, 0, i), example(is, 0, i)));
@@ -272,7 +250,7 @@ TEST_CASE("grad of a function that calls vmap over take and at", "[vmap][indexin
   CHECK(count(jaxpr_of(jaxcc::grad(both_total), xs), "scatter-add[axis=1 batch_dims=1") == 1);
 
   // Through .at() updates under vmap.
-  auto const vs = values({3, 2}, 0.6);
+  auto const vs = smooth({3, 2}, 0.6);
   auto const at_total = [&](Array<double> a) {
     auto const upd = [](Array<double> y, Array<double> u) { return jnp::sum(jnp::sin(y.at(2).add(u * y.at(0).get()))); };
     return jnp::sum(jaxcc::vmap(upd)(a, vs));
@@ -316,7 +294,7 @@ TEST_CASE("take_along_axis", "[indexing]") {
 }
 
 TEST_CASE("vmap and grad of take_along_axis", "[vmap][indexing][grad]") {
-  auto const xs = values({4, 3, 5});
+  auto const xs = smooth({4, 3, 5});
   auto const is = jnp::array<std::int32_t>({{{0, 4}, {1, 1}, {2, -1}},
                                             {{3, 0}, {4, 4}, {0, 2}},
                                             {{1, 2}, {3, 4}, {0, 0}},

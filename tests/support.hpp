@@ -1,0 +1,143 @@
+// Helpers shared by several test programs: one copy of each. Include after
+// "catch.hpp", <jaxcc/jaxcc.hpp> and <jaxcc/testing/catch.hpp>.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <jaxcc/jaxcc.hpp>
+
+namespace jaxcc_test {
+
+// The message of the jaxcc::Error that f() throws, or "<no error>".
+std::string message_of(auto&& f) {
+  try {
+    f();
+  } catch (jaxcc::Error const& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+// What `os << x` writes.
+template <class A>
+std::string streamed(A const& x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+// The jaxpr of f at args, as make_jaxpr prints it.
+template <class F, class... A>
+std::string jaxpr_of(F f, A const&... args) {
+  return streamed(jaxcc::make_jaxpr(f)(args...));
+}
+
+// sin(scale * i + phase) over `shape`: smooth, nonlinear, distinct values (at
+// the default scale no two within 0.01 of each other), so second derivatives
+// are not zero and max / min have no near-ties.
+inline jaxcc::Array<double> smooth(jaxcc::Shape const& shape, double scale = 0.37, double phase = 0.2) {
+  return jaxcc::numpy::sin(jaxcc::numpy::arange<double>(shape.numel()).reshape(shape) * scale + phase);
+}
+
+// The pullback of f at x applied to `ct`: the gradient of sum(ct * f(x)).
+template <class F>
+jaxcc::Array<double> pullback(F f, jaxcc::Array<double> const& x, jaxcc::Array<double> const& ct) {
+  auto [out, vjp_fn] = jaxcc::vjp(f, x);
+  return std::get<0>(vjp_fn(ct));
+}
+
+// A braced list as a std::vector of T: values<float>({1, 2}).
+template <class T>
+std::vector<T> values(std::initializer_list<T> v) {
+  return v;
+}
+
+// Does `view` read `base`'s buffer (no copy was made)?
+template <class T>
+bool shares_buffer(jaxcc::Array<T> const& view, jaxcc::Array<T> const& base) {
+  auto const* b = base.data();
+  return view.data() >= b && view.data() < b + base.size();
+}
+
+// Small integers in [-4, 4] from `seed` (exact in every dtype, so sums
+// compare exactly); bools from their sign.
+template <class T>
+jaxcc::Array<T> sample(jaxcc::Shape const& shape, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> dist(-4, 4);
+  std::vector<T> v(static_cast<std::size_t>(shape.numel()));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    int const r = dist(gen);
+    if constexpr (std::is_same_v<T, bool>) v[i] = r > 0;
+    else v[i] = static_cast<T>(r);
+  }
+  return jaxcc::numpy::array(v, shape);
+}
+
+// Deterministic pseudo-random values in [lo, hi) (a 64-bit LCG from `seed`).
+template <class T>
+std::vector<T> uniform(std::int64_t n, std::type_identity_t<T> lo, std::type_identity_t<T> hi, std::uint64_t seed = 1) {
+  std::vector<T> out(static_cast<std::size_t>(n));
+  for (auto& v : out) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    v = lo + (hi - lo) * static_cast<T>(static_cast<double>(seed >> 11) / static_cast<double>(1ULL << 53));
+  }
+  return out;
+}
+
+// Calls f(index) for every multi-index of `shape`, row-major.
+inline void for_each_index(jaxcc::Shape const& shape, std::function<void(std::vector<std::int64_t> const&)> const& f) {
+  if (shape.numel() == 0) return;
+  std::vector<std::int64_t> index(shape.size(), 0);
+  while (true) {
+    f(index);
+    std::size_t d = shape.size();
+    while (d > 0 && ++index[d - 1] == shape[d - 1]) index[--d] = 0;
+    if (d == 0) return;
+  }
+}
+
+// "" when got has expected's shape and exactly its elements, else what
+// differs first: REQUIRE(mismatch(got, expected) == "").
+template <class T>
+std::string mismatch(jaxcc::Array<T> const& got, jaxcc::Array<T> const& expected) {
+  if (!(got.shape() == expected.shape()))
+    return "shapes differ: " + jaxcc::to_string(got.shape()) + " vs " + jaxcc::to_string(expected.shape());
+  auto const g = got.to_vector(), e = expected.to_vector();
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (!(g[i] == e[i])) {
+      std::ostringstream os;
+      os.precision(17);
+      os << "element " << i << " (row-major) differs: " << +static_cast<T>(g[i]) << " vs " << +static_cast<T>(e[i]);
+      return os.str();
+    }
+  return "";
+}
+
+// Example i of x along `axis` (negative counts from the end), sliced without vmap.
+template <class T>
+jaxcc::Array<T> example(jaxcc::Array<T> const& x, std::int64_t axis, std::int64_t i) {
+  if (axis < 0) axis += x.ndim();
+  jaxcc::Axes start(x.shape().size(), 0), limit(x.shape().begin(), x.shape().end());
+  start[static_cast<std::size_t>(axis)] = i;
+  limit[static_cast<std::size_t>(axis)] = i + 1;
+  return jaxcc::lax::squeeze(jaxcc::lax::slice(x, start, limit), {axis});
+}
+
+// How many times `word` occurs in `text` (overlaps included).
+inline std::size_t count(std::string const& text, std::string const& word) {
+  std::size_t n = 0;
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace jaxcc_test
