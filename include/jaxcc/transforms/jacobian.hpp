@@ -1,6 +1,6 @@
-// Jacobians: jaxcc::jacrev (one reverse pass per output element),
-// jaxcc::jacfwd (one forward pass per input element) and jaxcc::hessian
-// (jacfwd of jacrev). The function's output is one Array; each argument
+// Jacobians: jaxcc::jacrev (the pullback vmapped over the output's basis),
+// jaxcc::jacfwd (the JVP vmapped over the input's basis) and jaxcc::hessian
+// (jacfwd of jacrev), as JAX builds them: one batched pass, not a loop. The function's output is one Array; each argument
 // differentiated may be a pytree, and its Jacobian is a pytree of the same
 // structure whose leaves have shape output.shape + leaf.shape, as in JAX.
 #pragma once
@@ -14,18 +14,18 @@
 #include "jaxcc/transforms/jvp.hpp"
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/transforms/vjp.hpp"
+#include "jaxcc/transforms/vmap.hpp"
 
 namespace jaxcc {
 
 namespace detail {
 
-/// The i-th basis array of a shape: 1 at flat position i, 0 elsewhere.
+/// The standard basis of a shape, stacked: (n, shape...) with n = its size.
 template <Element T>
-Array<T> basis(Shape const& shape, std::int64_t i) {
-  auto [out, data] = allocate<T>(shape);
-  std::fill(data, data + out.size(), T{0});
-  data[i] = T{1};
-  return out;
+Array<T> stacked_basis(Shape const& shape) {
+  Shape stacked{shape.numel()};
+  for (auto d : shape) stacked.push_back(d);
+  return lax::reshape(numpy::eye<T>(shape.numel()), stacked);
 }
 
 /// Shape a ++ b.
@@ -62,30 +62,27 @@ auto argnum_sequence() {
       std::make_index_sequence<A::indices.size()>{});
 }
 
-/// Stack per-row trees (each shaped like `like`) into one tree whose leaves
-/// are the rows stacked and reshaped to prefix ++ leaf shape.
+/// A tree of rows batched along axis 0 (one per element of an output of
+/// shape `prefix`), with each leaf reshaped to prefix ++ its own shape.
 template <class Tree>
-Tree stack_rows(Tree const& like, std::vector<Tree> const& rows, Shape const& prefix, bool rows_last) {
-  std::size_t leaf_index = 0;
+Tree rows_to_jacobian(Tree const& batched, Shape const& prefix) {
   return tree::map(
       [&](auto const& leaf) {
         using L = std::remove_cvref_t<decltype(leaf)>;
         if constexpr (AnArray<L>) {
-          std::vector<L> parts;
-          auto const k = leaf_index++;
-          for (auto const& row : rows) parts.push_back(array_leaves(row)[k].template as<typename L::value_type>());
-          auto stacked = numpy::stack(parts, rows_last ? -1 : 0);
-          return lax::reshape(stacked, rows_last ? concat_shapes(leaf.shape(), prefix) : concat_shapes(prefix, leaf.shape()));
+          Shape const own(leaf.shape().begin() + 1, leaf.shape().end());
+          return lax::reshape(leaf, concat_shapes(prefix, own));
         } else {
           return leaf;
         }
       },
-      like);
+      batched);
 }
 
 }  // namespace detail
 
-/// The Jacobian by reverse mode: one pullback per output element.
+/// The Jacobian by reverse mode: the pullback vmapped over the basis of the
+/// output's cotangents, as JAX's jacrev.
 template <class F, detail::DiffOption... Options>
 auto jacrev(F f, Options...) {
   using A = typename detail::find_argnums<Options...>::type;
@@ -94,7 +91,6 @@ auto jacrev(F f, Options...) {
   {
     auto const run = [&](auto const&... args) {
       auto const all = std::forward_as_tuple(args...);
-      auto const diff = detail::argnum_sequence<A>();
       auto g = [&]<std::size_t... I>(std::index_sequence<I...> seq) {
         // Named, not a structured binding: clang before 16 cannot capture those in lambdas.
         auto out_and_pullback = vjp(detail::restricted(seq, f, args...), std::get<I>(all)...);
@@ -103,19 +99,9 @@ auto jacrev(F f, Options...) {
         using Out = std::remove_cvref_t<decltype(out)>;
         static_assert(AnArray<Out>, "jacrev differentiates functions that return one array");
         using T = typename Out::value_type;
-        using Grads = decltype(pullback(out));
-        std::vector<Grads> rows;
-        for (std::int64_t i = 0; i < out.size(); ++i) rows.push_back(pullback(detail::basis<T>(out.shape(), i)));
-        auto const like = std::tuple<std::remove_cvref_t<decltype(std::get<I>(all))>...>{std::get<I>(all)...};
-        auto per_arg = [&]<std::size_t... K>(std::index_sequence<K...>) {
-          return std::tuple<std::remove_cvref_t<decltype(std::get<K>(like))>...>{[&] {
-            std::vector<std::remove_cvref_t<decltype(std::get<K>(like))>> arg_rows;
-            for (auto const& r : rows) arg_rows.push_back(std::get<K>(r));
-            return detail::stack_rows(std::get<K>(like), arg_rows, out.shape(), false);
-          }()...};
-        }(std::index_sequence_for<decltype(std::get<I>(all))...>{});
-        return per_arg;
-      }(diff);
+        auto const rows = vmap([&](Array<T> const& ct) { return pullback(ct); })(detail::stacked_basis<T>(out.shape()));
+        return detail::rows_to_jacobian(rows, out.shape());
+      }(detail::argnum_sequence<A>());
       if constexpr (A::single) return std::get<0>(std::move(g));
       else return g;
     };
@@ -125,25 +111,23 @@ auto jacrev(F f, Options...) {
 
 namespace detail {
 
-/// A tangent shaped like `like`: zero, except (when Seeded) the basis
-/// array j at array leaf `leaf`.
-template <bool Seeded, Element T, class Tree>
-Tree one_hot_tangent(Tree const& like, std::size_t leaf, Shape const& shape, std::int64_t j) {
-  std::vector<graph::MaybeArray> seed(array_leaves(like).size());
-  if constexpr (Seeded) seed[leaf] = AnyArray(basis<T>(shape, j));
-  std::size_t next = 0;
-  return rebuild_like(like, seed, next);
-}
-
-template <std::size_t K, Element T, class Primals>
-auto one_hot_tangents(Primals const& primals, std::size_t leaf, Shape const& shape, std::int64_t j) {
+/// Tangents shaped like `primals`: zero, except `t` at array leaf `leaf` of
+/// primal K.
+template <std::size_t K, class Primals, Element T>
+auto one_hot_tangents(Primals const& primals, std::size_t leaf, Array<T> const& t) {
   return [&]<std::size_t... P>(std::index_sequence<P...>) {
-    return std::tuple<std::remove_cvref_t<decltype(std::get<P>(primals))>...>{
-        one_hot_tangent<P == K, T>(std::get<P>(primals), leaf, shape, j)...};
+    return std::tuple<std::remove_cvref_t<decltype(std::get<P>(primals))>...>{[&] {
+      auto const& like = std::get<P>(primals);
+      std::vector<graph::MaybeArray> seed(array_leaves(like).size());
+      if constexpr (P == K) seed[leaf] = AnyArray(t);
+      std::size_t next = 0;
+      return rebuild_like(like, seed, next);
+    }()...};
   }(std::make_index_sequence<std::tuple_size_v<Primals>>{});
 }
 
-/// The Jacobian of fn with respect to primal K (a pytree), column by column.
+/// The Jacobian of fn with respect to primal K (a pytree): for each leaf,
+/// the JVP vmapped over that leaf's basis of tangents, as JAX's jacfwd.
 template <std::size_t K, class Fn, class Primals>
 auto jacfwd_wrt(Fn const& fn, Primals const& primals) {
   using Out = decltype(materialized(std::apply(fn, primals)));
@@ -153,19 +137,15 @@ auto jacfwd_wrt(Fn const& fn, Primals const& primals) {
       [&](auto const& leaf) {
         using L = std::remove_cvref_t<decltype(leaf)>;
         if constexpr (AnArray<L>) {
+          using T = typename L::value_type;
           auto const k = leaf_index++;
-          std::vector<Out> columns;
-          Shape out_shape;
-          for (std::int64_t j = 0; j < leaf.size(); ++j) {
-            auto [out, tangent] = jvp(fn, primals, one_hot_tangents<K, typename L::value_type>(primals, k, leaf.shape(), j));
-            out_shape = out.shape();
-            columns.push_back(tangent);
-          }
-          if (columns.empty()) {  // an empty input: the output's shape from one plain call
-            out_shape = materialized(std::apply(fn, primals)).shape();
-            return numpy::zeros<typename Out::value_type>(concat_shapes(out_shape, leaf.shape())).template astype<typename L::value_type>();
-          }
-          return lax::reshape(numpy::stack(columns, -1), concat_shapes(out_shape, leaf.shape())).template astype<typename L::value_type>();
+          auto const pushforward = [&](Array<T> const& t) {
+            return jvp(fn, primals, one_hot_tangents<K>(primals, k, t)).second;
+          };
+          // The basis' axis goes last: out.shape ++ (n,), then out.shape ++ leaf.shape.
+          Out const columns = vmap(pushforward, in_axes(0), out_axes(-1))(stacked_basis<T>(leaf.shape()));
+          Shape const out_shape(columns.shape().begin(), columns.shape().end() - 1);
+          return lax::reshape(columns, concat_shapes(out_shape, leaf.shape())).template astype<T>();
         } else {
           return leaf;
         }
@@ -175,7 +155,7 @@ auto jacfwd_wrt(Fn const& fn, Primals const& primals) {
 
 }  // namespace detail
 
-/// The Jacobian by forward mode: one JVP per input element.
+/// The Jacobian by forward mode: JVPs vmapped over the input's basis.
 template <class F, detail::DiffOption... Options>
 auto jacfwd(F f, Options...) {
   using A = typename detail::find_argnums<Options...>::type;
