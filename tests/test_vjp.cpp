@@ -141,7 +141,10 @@ TEST_CASE("x*a + x*b and a repeated subexpression differentiate correctly", "[vj
 
 TEST_CASE("vjp returns the value and a pullback per primal", "[vjp]") {
   auto f = [](Array<float> a, Array<float> b) { return Array<float>(a * b); };
-  auto [out, pullback] = jaxcc::vjp(f, jnp::array({1.f, 2.f}), jnp::array({3.f, 4.f}));
+  // Named, not a structured binding: clang before 16 cannot capture those in lambdas.
+  auto const out_and_pullback = jaxcc::vjp(f, jnp::array({1.f, 2.f}), jnp::array({3.f, 4.f}));
+  auto const& out = out_and_pullback.first;
+  auto const& pullback = out_and_pullback.second;
   REQUIRE_THAT(out, AllClose(jnp::array({3.f, 8.f})));
   auto [ca, cb] = pullback(jnp::array({1.f, 10.f}));
   REQUIRE_THAT(ca, AllClose(jnp::array({3.f, 40.f})));
