@@ -328,6 +328,36 @@ struct square_p {
     }                                                                        \
   };
 
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::detail {
+
+/// xsimd's exp family turns its argument into an integer exponent before it
+/// checks the range, and without a hardware 64-bit conversion (below AVX-512)
+/// that conversion is undefined past the integer range. Past ±1000 the
+/// results are already 0, ±1 or inf, so the SIMD kernels clamp there first
+/// (NaN passes through: both comparisons are false).
+template <class B>
+B exp_domain(B const& a) {
+  return xsimd::select(a > B(1000), B(1000), xsimd::select(a < B(-1000), B(-1000), a));
+}
+template <class B>
+B simd_exp(B const& a) {
+  return xsimd::exp(exp_domain(a));
+}
+template <class B>
+B simd_expm1(B const& a) {
+  return xsimd::expm1(exp_domain(a));
+}
+template <class B>
+B simd_tanh(B const& a) {
+  return xsimd::tanh(exp_domain(a));
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::primitives {
+
 struct cos_p;
 struct sin_p;
 struct tan_p;
@@ -337,16 +367,16 @@ struct expm1_p;
 struct sqrt_p;
 JAXCC_FLOAT_UNARY_OP(sqrt_p, "sqrt", std::sqrt, xsimd::sqrt,
                      return fusion::t_div(da, ex<mul_p>(ScalarLeaf<value_of<A>>{2}, ex<sqrt_p>(a)));)
-JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, xsimd::exp, return fusion::t_scale(da, ex<exp_p>(a));)
+JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, detail::simd_exp, return fusion::t_scale(da, ex<exp_p>(a));)
 JAXCC_FLOAT_UNARY_OP(log_p, "log", std::log, xsimd::log, return fusion::t_div(da, a);)
 JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, xsimd::log1p, return fusion::t_div(da, ex<add_p>(one, a));)
-JAXCC_FLOAT_UNARY_OP(expm1_p, "expm1", std::expm1, xsimd::expm1,
+JAXCC_FLOAT_UNARY_OP(expm1_p, "expm1", std::expm1, detail::simd_expm1,
                      return fusion::t_scale(da, ex<add_p>(ex<expm1_p>(a), one));)
 JAXCC_FLOAT_UNARY_OP(sin_p, "sin", std::sin, xsimd::sin, return fusion::t_scale(da, ex<cos_p>(a));)
 JAXCC_FLOAT_UNARY_OP(cos_p, "cos", std::cos, xsimd::cos, return fusion::t_neg(fusion::t_scale(da, ex<sin_p>(a)));)
 JAXCC_FLOAT_UNARY_OP(tan_p, "tan", std::tan, xsimd::tan,
                      return fusion::t_scale(da, ex<add_p>(one, ex<square_p>(ex<tan_p>(a))));)
-JAXCC_FLOAT_UNARY_OP(tanh_p, "tanh", std::tanh, xsimd::tanh,
+JAXCC_FLOAT_UNARY_OP(tanh_p, "tanh", std::tanh, detail::simd_tanh,
                      return fusion::t_scale(da, ex<sub_p>(one, ex<square_p>(ex<tanh_p>(a))));)
 JAXCC_FLOAT_UNARY_OP(atan_p, "atan", std::atan, xsimd::atan,
                      return fusion::t_div(da, ex<add_p>(one, ex<square_p>(a)));)
@@ -359,7 +389,7 @@ struct logistic_p {  // 1 / (1 + exp(-x)), jax.nn.sigmoid's primitive
   JAXCC_SAME_TYPE_OP("logistic")
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
   template <class T> static T scalar(T a) { return T(1) / (T(1) + std::exp(-a)); }
-  template <class B> static B simd(B const& a) { return B(1) / (B(1) + xsimd::exp(-a)); }
+  template <class B> static B simd(B const& a) { return B(1) / (B(1) + detail::simd_exp(B(-a))); }
   template <class A, class DA>
   static auto tangent(A const& a, DA const& da) {
     auto const s = ex<logistic_p>(a);
