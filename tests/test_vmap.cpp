@@ -242,6 +242,11 @@ TEST_CASE("vmap: collectives over the named axis") {
     // every element's input, so each gradient is -5, the same for all.
     REQUIRE_THAT(f(jnp::ones<float>({5})), AllClose(jnp::full<float>({}, -5.0f)));
   }
+  SECTION("all_gather's axis must fit the gathered rank") {
+    auto const f = [](auto const& v) { return lax::all_gather(v, "i", 2); };
+    REQUIRE(message_of([&] { jaxcc::vmap(f, jaxcc::axis_name("i"))(jnp::ones<float>({3, 4})); }) ==
+            "all_gather: axis 2 is out of bounds for array of dimension 2");
+  }
   SECTION("an unbound axis name") {
     REQUIRE(message_of([] { lax::psum(jnp::ones<float>({2}), "k"); }).rfind("unbound axis name: k", 0) == 0);
   }

@@ -310,14 +310,16 @@ struct reduce_prod_p : detail::Reduction<reduce_prod_p> {
   }
 };
 
-struct reduce_max_p : detail::Reduction<reduce_max_p> {
-  static constexpr std::string_view name = "reduce_max";
-  using monoid = max_p;
-  template <Element T>
-  static constexpr T identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
-  }
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::detail {
+
+/// reduce_max and reduce_min: a Reduction whose derivatives take the
+/// tangent at the extremum, shared among ties (chooser_jvp / chooser_vjp);
+/// none for integers.
+template <class Derived>
+struct ChooserReduction : Reduction<Derived> {
+  using typename Reduction<Derived>::Params;
 
   template <Element T>
   static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
@@ -331,7 +333,22 @@ struct reduce_max_p : detail::Reduction<reduce_max_p> {
   }
 };
 
-struct reduce_min_p : detail::Reduction<reduce_min_p> {
+}  // namespace jaxcc::detail
+
+namespace jaxcc::primitives {
+
+struct reduce_max_p : detail::ChooserReduction<reduce_max_p> {
+  static constexpr std::string_view name = "reduce_max";
+  using monoid = max_p;
+  template <Element T>
+  static constexpr T identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::lowest();
+  }
+
+};
+
+struct reduce_min_p : detail::ChooserReduction<reduce_min_p> {
   static constexpr std::string_view name = "reduce_min";
   using monoid = min_p;
   template <Element T>
@@ -340,16 +357,6 @@ struct reduce_min_p : detail::Reduction<reduce_min_p> {
     else return std::numeric_limits<T>::max();
   }
 
-  template <Element T>
-  static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
-    if constexpr (detail::is_float<T>) return detail::chooser_jvp(p.axes, out, x, t);
-    else return fusion::Zero<T>{};
-  }
-  template <Element T>
-  static auto vjp(Params const& p, Array<T> const& ct, Array<T> const& out, Array<T> const& x) {
-    if constexpr (detail::is_float<T>) return detail::chooser_vjp(p.axes, ct, out, x);
-    else return graph::NoCotangent{};
-  }
 };
 
 /// Logical (bool) or bitwise (integer) reductions, as lax.reduce_and / reduce_or.
