@@ -34,6 +34,7 @@
 #include "jaxcc/transforms/checkpoint.hpp"
 #include "jaxcc/transforms/custom.hpp"
 #include "jaxcc/transforms/jacobian.hpp"
+#include "jaxcc/transforms/jit.hpp"
 #include "jaxcc/transforms/jvp.hpp"
 #include "jaxcc/transforms/make_jaxpr.hpp"
 #include "jaxcc/transforms/options.hpp"

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <ostream>
 #include <string_view>
@@ -35,6 +36,18 @@ constexpr std::string_view name(DType d) noexcept {
 
 inline std::ostream& operator<<(std::ostream& os, DType d) { return os << name(d); }
 
+/// Bytes per element (numpy's itemsize).
+constexpr std::size_t item_size(DType d) noexcept {
+  switch (d) {
+    case DType::bool_: return sizeof(bool);
+    case DType::int32: return 4;
+    case DType::int64: return 8;
+    case DType::float32: return 4;
+    case DType::float64: return 8;
+  }
+  return 0;
+}
+
 template <Element T>
 inline constexpr DType dtype_of = std::same_as<T, bool>           ? DType::bool_
                                   : std::same_as<T, std::int32_t> ? DType::int32
@@ -43,6 +56,19 @@ inline constexpr DType dtype_of = std::same_as<T, bool>           ? DType::bool_
                                                                   : DType::float64;
 
 namespace detail {
+
+/// `f(std::type_identity<T>{})` for the element type T of `dtype`.
+template <class F>
+decltype(auto) with_element_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::bool_: return f(std::type_identity<bool>{});
+    case DType::int32: return f(std::type_identity<std::int32_t>{});
+    case DType::int64: return f(std::type_identity<std::int64_t>{});
+    case DType::float32: return f(std::type_identity<float>{});
+    case DType::float64: break;
+  }
+  return f(std::type_identity<double>{});
+}
 
 // Position on JAX's lattice (x64 on): bool < int32 < int64 < float32 < float64.
 // Every integer joins a float at that float, so the join is the maximum.

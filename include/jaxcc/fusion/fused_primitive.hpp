@@ -14,13 +14,15 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <optional>
 #include <span>
 #include <string>
-#include <vector>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/loop.hpp"
@@ -153,6 +155,25 @@ Array<T> unbroadcast(Array<R> c, Shape const& shape) {
 
 }  // namespace jaxcc::fusion
 
+namespace jaxcc::detail {
+
+/// Whether two regions of one type hold the same scalar constants.
+template <class X>
+bool same_constants(X const& a, X const& b) {
+  if constexpr (fusion::is_scalar_leaf<X>::value) {
+    return std::memcmp(&a.value, &b.value, sizeof a.value) == 0;  // bitwise: 0.0 and -0.0 differ
+  } else if constexpr (fusion::is_expr<X>::value) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (same_constants(std::get<I>(a.args()), std::get<I>(b.args())) && ...);
+    }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(a.args())>>>{});
+  } else {
+    static_assert(AnArray<X>);
+    return true;  // an operand, compared as the equation's input
+  }
+}
+
+}  // namespace jaxcc::detail
+
 namespace jaxcc::primitives {
 
 /// A fused elementwise region E as one primitive; its operands are E's leaves.
@@ -163,6 +184,9 @@ struct fused_p {
   static constexpr std::string_view name = "fused";
   struct Params {
     E expr;
+    /// The region's type fixes its ops; equal scalar constants make it the
+    /// same function of its leaves (jit's CSE merges such applications).
+    friend bool operator==(Params const& a, Params const& b) { return detail::same_constants(a.expr, b.expr); }
   };
 
   /// A one-op region prints as its op, as JAX's jaxprs show it.
@@ -186,6 +210,20 @@ struct fused_p {
   template <class... L>
   static Array<R> impl(Params const& p, Shape const&, L const&... leaves) {
     return fusion::evaluate_concrete(fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...)));
+  }
+
+  /// `count` results from raw rows: leaf k at operands[k], stepping steps[k]
+  /// (0 or 1) elements. jit's fused loops call this tile by tile.
+  static void run_row(Params const& p, std::span<void const* const> operands, std::span<std::int64_t const> steps,
+                      void* out, std::int64_t count) {
+    fusion::RowState<std::tuple_size_v<Leaves>> s;
+    bool unit_or_broadcast = true;
+    for (std::size_t k = 0; k < s.ptr.size(); ++k) {
+      s.ptr[k] = operands[k];
+      s.stride[k] = steps[k];
+      unit_or_broadcast = unit_or_broadcast && (steps[k] == 0 || steps[k] == 1);
+    }
+    fusion::evaluate_row(p.expr, s, unit_or_broadcast, static_cast<R*>(out), count);
   }
 
   /// primals_and_tangents: the leaves, then one tangent per leaf.
@@ -212,11 +250,11 @@ struct fused_p {
   }
 
   template <class... L>
-  static auto vjp(Params const& p, Array<R> const& ct, Array<R> const&, L const&... leaves) {
+  static auto vjp(Params const& p, graph::Wanted wanted, Array<R> const& ct, Array<R> const&, L const&... leaves) {
     auto const region = fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...));
     auto const leaf_refs = std::tuple<L const&...>(leaves...);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{leaf_cotangent<K>(region, ct, std::get<K>(leaf_refs))...};
+      return std::tuple{leaf_cotangent<K>(region, ct, std::get<K>(leaf_refs), wanted[K])...};
     }(std::index_sequence_for<L...>{});
   }
 
@@ -258,18 +296,25 @@ struct fused_p {
   }
 
   template <std::size_t K, Element T>
-  static auto leaf_cotangent(E const& region, Array<R> const& ct, Array<T> const& leaf) {
+  static auto leaf_cotangent(E const& region, Array<R> const& ct, Array<T> const& leaf, bool wanted) {
     if constexpr (!detail::is_float<T>) {
       return graph::NoCotangent{};
     } else {
       auto const seed = [&] {
         if constexpr (std::same_as<T, R>) return ct;
         else return Array<T>(fusion::cast<T>(ct));
-      }();
-      auto d = fusion::tangent_expr<0>(region, fusion::seeds<K, Leaves>(seed));
-      using D = decltype(d);
-      if constexpr (fusion::is_zero<D>) return graph::NoCotangent{};
-      else return fusion::unbroadcast<T>(fusion::materialize(fusion::cast<R>(d)), leaf.shape());
+      };
+      using D = decltype(fusion::tangent_expr<0>(region, fusion::seeds<K, Leaves>(seed())));
+      if constexpr (fusion::is_zero<D>) {
+        return graph::NoCotangent{};
+      } else {
+        std::optional<Array<T>> result;
+        if (wanted) {
+          auto d = fusion::tangent_expr<0>(region, fusion::seeds<K, Leaves>(seed()));
+          result = fusion::unbroadcast<T>(fusion::materialize(fusion::cast<R>(d)), leaf.shape());
+        }
+        return result;
+      }
     }
   }
 };

@@ -111,6 +111,22 @@ void for_each_leaf(E const& e, F&& f) {
     f(e);
 }
 
+/// `len` results of a region into `dst`, leaf k read at s.ptr[k] stepping
+/// s.stride[k] elements; as xsimd batches when the region is vectorizable
+/// and every step is 0 or 1 (`unit_or_broadcast`). The leaves of `e` give
+/// only their types here, and its scalar leaves their values.
+template <class E>
+void evaluate_row(E const& e, RowState<leaf_count<E>> const& s, bool unit_or_broadcast, typename E::value_type* dst,
+                  std::int64_t len) {
+  std::int64_t i = 0;
+  if constexpr (vectorizable<E>) {
+    constexpr std::int64_t width = xsimd::batch<typename E::value_type>::size;
+    if (unit_or_broadcast)
+      for (; i + width <= len; i += width) Eval<0, E>::template simd<false>(e, s, i).store_unaligned(dst + i);
+  }
+  for (; i < len; ++i) dst[i] = Eval<0, E>::scalar(e, s, i);
+}
+
 /// Run the fused loop of a region whose leaves are all concrete.
 template <class E>
 Array<typename E::value_type> evaluate_concrete(E const& e) {
@@ -167,14 +183,7 @@ Array<typename E::value_type> evaluate_concrete(E const& e) {
       s.stride[j] = step[j + 1];
       unit_or_broadcast = unit_or_broadcast && (step[j + 1] == 0 || step[j + 1] == 1);
     }
-    R* row_out = dst + off[0];
-    std::int64_t i = 0;
-    if constexpr (vectorizable<E>) {
-      constexpr std::int64_t width = xsimd::batch<R>::size;
-      if (unit_or_broadcast)
-        for (; i + width <= len; i += width) Eval<0, E>::template simd<false>(e, s, i).store_unaligned(row_out + i);
-    }
-    for (; i < len; ++i) row_out[i] = Eval<0, E>::scalar(e, s, i);
+    evaluate_row(e, s, unit_or_broadcast, dst + off[0], len);
   });
   return out;
 }

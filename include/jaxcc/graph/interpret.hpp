@@ -96,10 +96,21 @@ inline std::vector<MaybeArray> forward_tangents(Trace const& trace, Env const& e
 
 /// Reverse mode: cotangents of the inputs, given cotangents of some Vars
 /// (`seed`, by Var id). Each equation whose outputs carry a cotangent is
-/// visited once, latest first.
-inline std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std::vector<MaybeArray> cotangent) {
+/// visited once, latest first, and asked only for the cotangents of inputs
+/// that depend on a `wanted` input of the trace.
+inline std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std::vector<MaybeArray> cotangent,
+                                        Wanted wanted = {}) {
+  std::vector<std::uint8_t> needs(trace.var_count(), 0);
+  for (std::size_t i = 0; i < trace.inputs.size(); ++i) needs[trace.inputs[i]->id] = wanted[i];
+  for (auto const& eq : trace.equations) {
+    bool any = false;
+    for (auto const& v : eq.inputs) any = any || needs[v->id];
+    if (any)
+      for (auto const& v : eq.outputs) needs[v->id] = 1;
+  }
   std::vector<AnyArray> primals, outs;
   std::vector<MaybeArray> cts;
+  std::vector<std::uint8_t> operand_needs;
   for (auto eq = trace.equations.rbegin(); eq != trace.equations.rend(); ++eq) {
     cts.clear();
     bool any = false;
@@ -107,15 +118,19 @@ inline std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std:
       cts.push_back(cotangent[v->id]);
       any = any || cotangent[v->id].has_value();
     }
-    if (!any) continue;
+    if (!any || !needs[eq->outputs[0]->id]) continue;
     primals.clear();
     outs.clear();
-    for (auto const& v : eq->inputs) primals.push_back(env.get(*v));
+    operand_needs.clear();
+    for (auto const& v : eq->inputs) {
+      primals.push_back(env.get(*v));
+      operand_needs.push_back(needs[v->id]);
+    }
     for (auto const& v : eq->outputs) outs.push_back(env.get(*v));
     ++counters().vjp_rules_applied;
-    auto input_cts = eq->primitive->vjp(cts, primals, outs);
+    auto input_cts = eq->primitive->vjp(cts, primals, outs, Wanted(operand_needs));
     for (std::size_t k = 0; k < input_cts.size(); ++k)
-      if (input_cts[k]) {
+      if (input_cts[k] && operand_needs[k]) {
         auto& slot = cotangent[eq->inputs[k]->id];
         slot = add_maybe(slot, input_cts[k]);
       }

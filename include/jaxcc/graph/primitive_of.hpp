@@ -10,9 +10,15 @@
 //                                                 value for one operand); an
 //                                                 operand that takes none
 //                                                 gets graph::NoCotangent
+//   vjp(params, wanted, ct, out, primals...)   -> the same, where wanted[i]
+//                                                 says whether operand i needs
+//                                                 one (std::nullopt if not)
 //   batch(params, axis, dims, operands...)     -> {output, its BatchDim} (vmap;
 //                                                 dims: one per operand array)
 //   params_string(params)                      -> `axes=(0,)` for make_jaxpr
+//   run_row(params, operands, steps, out, n)   -> elementwise primitives: n
+//                                                 results from raw rows (jit
+//                                                 fuses runs of these)
 //   bind(params, operands...), binds_axis(params, name)
 //                                              -> for collectives, which bind
 //                                                 to the trace of their axis
@@ -20,6 +26,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <memory>
 #include <optional>
 #include <span>
@@ -104,6 +111,9 @@ void append_cotangent(C const& c, std::size_t count, std::vector<graph::MaybeArr
     for (std::size_t i = 0; i < count; ++i) out.emplace_back(std::nullopt);
   } else if constexpr (AnArray<C>) {
     out.emplace_back(AnyArray(c));
+  } else if constexpr (requires { c.has_value(); }) {
+    if (c) append_cotangent(*c, count, out);
+    else out.insert(out.end(), count, std::nullopt);
   } else {
     for (auto const& a : c) out.emplace_back(AnyArray(a));
   }
@@ -168,7 +178,7 @@ class PrimitiveOf final : public PrimitiveBase {
   }
 
   std::vector<MaybeArray> vjp(std::span<MaybeArray const> cotangents, std::span<AnyArray const> primals,
-                              std::span<AnyArray const> outputs) const override {
+                              std::span<AnyArray const> outputs, Wanted wanted) const override {
     std::vector<MaybeArray> result;
     if (!cotangents[0]) {
       result.assign(primals.size(), std::nullopt);
@@ -177,7 +187,12 @@ class PrimitiveOf final : public PrimitiveBase {
     if constexpr (has_vjp()) {
       auto const ct = cotangents[0]->template as<out_element>();
       auto const out = outputs[0].as<out_element>();
-      auto cts = std::apply([&](auto const&... ops) { return P::vjp(params_, ct, out, ops...); }, rebuild(primals));
+      auto cts = std::apply(
+          [&](auto const&... ops) {
+            if constexpr (has_masked_vjp()) return P::vjp(params_, operands_wanted(wanted), ct, out, ops...);
+            else return P::vjp(params_, ct, out, ops...);
+          },
+          rebuild(primals));
       if constexpr (detail::is_tuple<decltype(cts)>::value) {
         static_assert(std::tuple_size_v<decltype(cts)> == sizeof...(Operands), "a VJP rule returns one cotangent per operand");
         [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -190,6 +205,22 @@ class PrimitiveOf final : public PrimitiveBase {
       return result;
     } else {
       throw Error("Differentiation rule for '" + std::string(P::name) + "' not implemented");
+    }
+  }
+
+  bool is_elementwise() const override { return has_run_row(); }
+  void run_row(std::span<void const* const> operands, std::span<std::int64_t const> steps, void* out,
+               std::int64_t count) const override {
+    if constexpr (has_run_row()) P::run_row(params_, operands, steps, out, count);
+    else PrimitiveBase::run_row(operands, steps, out, count);
+  }
+
+  bool same_as(PrimitiveBase const& other) const override {
+    if constexpr (std::equality_comparable<Params>) {
+      auto const* o = dynamic_cast<PrimitiveOf const*>(&other);
+      return o && o->counts_ == counts_ && o->params_ == params_;
+    } else {
+      return false;
     }
   }
 
@@ -219,8 +250,28 @@ class PrimitiveOf final : public PrimitiveBase {
       P::batch(p, axis, dims, ops...);
     };
   }
+  static constexpr bool has_run_row() {
+    return requires(Params const& p, std::span<void const* const> o, std::span<std::int64_t const> st, void* out) {
+      P::run_row(p, o, st, out, std::int64_t{});
+    };
+  }
+  static constexpr bool has_masked_vjp() {
+    return requires(Params const& p, Wanted w, out_type const& ct, Operands const&... ops) { P::vjp(p, w, ct, ct, ops...); };
+  }
   static constexpr bool has_vjp() {
-    return requires(Params const& p, out_type const& ct, Operands const&... ops) { P::vjp(p, ct, ct, ops...); };
+    return has_masked_vjp() ||
+           requires(Params const& p, out_type const& ct, Operands const&... ops) { P::vjp(p, ct, ct, ops...); };
+  }
+  /// `wanted` per operand (a vector operand: if any of its arrays is).
+  struct OperandsWanted {
+    std::array<std::uint8_t, sizeof...(Operands)> flags;
+    operator Wanted() const noexcept { return Wanted(flags); }
+  };
+  OperandsWanted operands_wanted(Wanted wanted) const {
+    OperandsWanted w{};
+    for (std::size_t i = 0, pos = 0; i < sizeof...(Operands); ++i)
+      for (std::size_t k = 0; k < counts_[i]; ++k) w.flags[i] |= wanted[pos++] ? 1 : 0;
+    return w;
   }
 
   std::tuple<Operands...> rebuild(std::span<AnyArray const> in) const {

@@ -25,14 +25,8 @@ struct Aval {
 inline Aval aval_of(AnyArray const& a) { return {a.dtype(), a.shape()}; }
 
 inline AnyArray traced_input(Trace& trace, Aval const& aval) {
-  switch (aval.dtype) {
-    case DType::bool_: return trace.add_input<bool>(aval.shape);
-    case DType::int32: return trace.add_input<std::int32_t>(aval.shape);
-    case DType::int64: return trace.add_input<std::int64_t>(aval.shape);
-    case DType::float32: return trace.add_input<float>(aval.shape);
-    case DType::float64: return trace.add_input<double>(aval.shape);
-  }
-  return {};
+  return jaxcc::detail::with_element_type(
+      aval.dtype, [&]<class T>(std::type_identity<T>) -> AnyArray { return trace.add_input<T>(aval.shape); });
 }
 
 using FlatFunction = std::function<std::vector<AnyArray>(std::vector<AnyArray> const&)>;
@@ -91,7 +85,7 @@ inline std::vector<MaybeArray> program_jvp(Program const& p, std::span<AnyArray 
 /// Input cotangents of a program given output cotangents (recomputing its
 /// forward values).
 inline std::vector<MaybeArray> program_vjp(Program const& p, std::span<AnyArray const> inputs,
-                                           std::span<MaybeArray const> cotangents) {
+                                           std::span<MaybeArray const> cotangents, Wanted wanted = {}) {
   auto env = evaluate(*p.trace, inputs);
   std::vector<MaybeArray> seeds(p.trace->var_count());
   for (std::size_t i = 0; i < p.outputs.size(); ++i) {
@@ -99,7 +93,7 @@ inline std::vector<MaybeArray> program_vjp(Program const& p, std::span<AnyArray 
     auto const& var = var_of(p.outputs[i]);
     if (var && var->trace_id == p.trace->id()) seeds[var->id] = add_maybe(seeds[var->id], cotangents[i]);
   }
-  return backward(*p.trace, env, std::move(seeds));
+  return backward(*p.trace, env, std::move(seeds), wanted);
 }
 
 /// Apply a program-carrying primitive: recorded in the innermost trace

@@ -30,6 +30,20 @@ using VarPtr = std::shared_ptr<Var>;
 /// One cotangent or tangent slot: empty means a symbolic zero.
 using MaybeArray = std::optional<AnyArray>;
 
+/// Which operands of a primitive application need a cotangent: reverse mode
+/// skips the work for the others (the input batch of a loss, say), as JAX's
+/// transpose rules skip operands that are not UndefinedPrimal. Default-made,
+/// every operand needs one.
+class Wanted {
+ public:
+  Wanted() = default;
+  explicit Wanted(std::span<std::uint8_t const> flags) : flags_(flags) {}
+  bool operator[](std::size_t operand) const noexcept { return flags_.empty() || flags_[operand] != 0; }
+
+ private:
+  std::span<std::uint8_t const> flags_;
+};
+
 /// A primitive application's rules, erased of the primitive's static type.
 /// Every method works by binding primitives again, so applied to values of
 /// an enclosing trace it records there: that is how transforms compose.
@@ -43,15 +57,30 @@ class PrimitiveBase {
   /// Output tangents from input primals, input tangents and output primals.
   virtual std::vector<MaybeArray> jvp(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents,
                                       std::span<AnyArray const> outputs) const = 0;
-  /// Input cotangents from output cotangents, input primals and output primals.
+  /// Input cotangents from output cotangents, input primals and output
+  /// primals; an input that is not `wanted` may get any value or none.
   virtual std::vector<MaybeArray> vjp(std::span<MaybeArray const> cotangents, std::span<AnyArray const> primals,
-                                      std::span<AnyArray const> outputs) const = 0;
+                                      std::span<AnyArray const> outputs, Wanted wanted) const = 0;
   /// vmap: the outputs, with their mapped axes, from inputs some of which are
   /// mapped along `dims` (at least one is, or binds_axis(axis.name)).
   virtual Batched batch(std::span<AnyArray const> inputs, std::span<BatchDim const> dims, AxisData const& axis) const;
   /// Whether this is a collective over the named axis (psum(x, "i") binds
   /// "i"): vmap then asks its batching rule even for unmapped operands.
   virtual bool binds_axis(std::string_view /*axis_name*/) const { return false; }
+  /// Whether this applies the same function as `other`: the same primitive
+  /// with equal parameters (jit's CSE merges such applications to the same
+  /// inputs). No by default: a primitive whose parameters can't be compared.
+  virtual bool same_as(PrimitiveBase const& /*other*/) const { return false; }
+  /// Whether the result at each index depends only on the operands at that
+  /// index (operands of the result's shape, or of one element): then jit
+  /// runs runs of such equations tile by tile, with no buffers between them.
+  virtual bool is_elementwise() const { return false; }
+  /// For an elementwise primitive: `count` results into `out`, operand k
+  /// read at operands[k] stepping steps[k] elements (0 or 1).
+  virtual void run_row(std::span<void const* const> /*operands*/, std::span<std::int64_t const> /*steps*/,
+                       void* /*out*/, std::int64_t /*count*/) const {
+    throw Error("'" + std::string(name()) + "' is not elementwise");
+  }
   /// The program a call-like primitive carries (make_jaxpr prints it).
   virtual Program const* subprogram() const { return nullptr; }
   /// Write this equation as make_jaxpr shows it (graph/jaxpr.hpp).
@@ -116,14 +145,7 @@ class Trace {
     return detail::ArrayAccess::make<T>({v->shape, {}, 0, nullptr, v});
   }
   static AnyArray traced_any(VarPtr const& v) {
-    switch (v->dtype) {
-      case DType::bool_: return traced_array<bool>(v);
-      case DType::int32: return traced_array<std::int32_t>(v);
-      case DType::int64: return traced_array<std::int64_t>(v);
-      case DType::float32: return traced_array<float>(v);
-      case DType::float64: return traced_array<double>(v);
-    }
-    return {};
+    return jaxcc::detail::with_element_type(v->dtype, [&]<class T>(std::type_identity<T>) -> AnyArray { return traced_array<T>(v); });
   }
 
   std::vector<VarPtr> inputs;

@@ -119,7 +119,7 @@ class CondCall final : public graph::PrimitiveBase, public std::enable_shared_fr
   }
 
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
-                                     std::span<AnyArray const>) const override {
+                                     std::span<AnyArray const>, graph::Wanted) const override {
     auto const operands = primals.subspan(1);
     std::vector<bool> nonzero_ct(cotangents.size());
     for (std::size_t o = 0; o < cotangents.size(); ++o)

@@ -50,19 +50,6 @@ inline std::vector<graph::Aval> input_avals(graph::Program const& p) {
 
 inline std::vector<graph::Aval> output_avals(graph::Program const& p) { return avals_of(p.outputs); }
 
-/// `f(std::type_identity<T>{})` for the element type T of `dtype`.
-template <class F>
-AnyArray with_element_type(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::bool_: return f(std::type_identity<bool>{});
-    case DType::int32: return f(std::type_identity<std::int32_t>{});
-    case DType::int64: return f(std::type_identity<std::int64_t>{});
-    case DType::float32: return f(std::type_identity<float>{});
-    case DType::float64: return f(std::type_identity<double>{});
-  }
-  return {};
-}
-
 /// Zeros of this type, as a stride-0 view that costs one element.
 inline AnyArray zeros_of(graph::Aval const& a) {
   return with_element_type(a.dtype, [&]<class T>(std::type_identity<T>) -> AnyArray { return zeros_view<T>(a.shape); });

@@ -120,7 +120,7 @@ class ScanCall final : public graph::PrimitiveBase, public std::enable_shared_fr
   }
 
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
-                                     std::span<AnyArray const>) const override {
+                                     std::span<AnyArray const>, graph::Wanted) const override {
     auto const [nc, ncarry, nx, ny] = sizes(primals.size());
     auto const step_in = input_avals(body_);
     auto const step_out = output_avals(body_);

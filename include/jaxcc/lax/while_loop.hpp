@@ -75,7 +75,7 @@ class WhileCall final : public graph::PrimitiveBase, public std::enable_shared_f
   }
 
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const>, std::span<AnyArray const>,
-                                     std::span<AnyArray const>) const override {
+                                     std::span<AnyArray const>, graph::Wanted) const override {
     throw Error(
         "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop "
         "values. Try using lax.scan, or using fori_loop with static start/stop.");

@@ -48,6 +48,7 @@ template <class Derived>
 struct ArgReduction {
   struct Params {
     std::int64_t axis;  // non-negative
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>

@@ -27,6 +27,7 @@ struct broadcast_in_dim_p {
   struct Params {
     Shape shape;                 // the result's shape
     Axes broadcast_dimensions;   // operand dimension i becomes result dimension broadcast_dimensions[i]
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>

@@ -49,6 +49,7 @@ template <class Derived, class Reduce>
 struct AxisReduction {
   struct Params {
     std::string axis_name;
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>
@@ -124,6 +125,7 @@ struct all_gather_p {
     std::string axis_name;
     std::int64_t axis;  // non-negative: where the gathered dimension goes
     bool tiled;
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>
@@ -177,6 +179,7 @@ struct axis_index_p {
   static constexpr std::string_view name = "axis_index";
   struct Params {
     std::string axis_name;
+    friend bool operator==(Params const&, Params const&) = default;
   };
   static Shape shape_rule(Params const&) { return {}; }
   static Array<std::int32_t> impl(Params const& p, Shape const&) { detail::unbound_collective<axis_index_p>(p); }

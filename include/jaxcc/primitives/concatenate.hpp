@@ -22,6 +22,7 @@ struct concatenate_p {
   static constexpr std::string_view name = "concatenate";
   struct Params {
     std::int64_t dimension;  // non-negative
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>

@@ -168,6 +168,7 @@ struct dot_general_p {
   struct Params {
     Axes lhs_contracting, rhs_contracting;
     Axes lhs_batch = {}, rhs_batch = {};
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   /// As JAX's jaxprs print it: `dimension_numbers=(([1], [0]), ([], []))`.
@@ -294,17 +295,24 @@ struct dot_general_p {
     }
   }
 
-  /// JAX's _dot_general_transpose_lhs / _rhs; integer operands take no
+  /// JAX's _dot_general_transpose_lhs / _rhs, each only for an operand that
+  /// needs it (a loss's input batch costs no GEMM); integer operands take no
   /// cotangent. Operands and output share one dtype (lax::dot_general
   /// promotes before binding, and that cast carries the cotangent back).
   template <Element T>
-  static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& lhs, Array<T> const& rhs) {
+  static auto vjp(Params const& p, graph::Wanted wanted, Array<T> const& ct, Array<T> const&, Array<T> const& lhs,
+                  Array<T> const& rhs) {
     if constexpr (!detail::is_float<T>) {
       return std::tuple{graph::NoCotangent{}, graph::NoCotangent{}};
     } else {
-      return std::tuple{
-          transpose_lhs(ct, lhs.ndim(), rhs, p.lhs_contracting, p.rhs_contracting, p.lhs_batch, p.rhs_batch, false),
-          transpose_lhs(ct, rhs.ndim(), lhs, p.rhs_contracting, p.lhs_contracting, p.rhs_batch, p.lhs_batch, true)};
+      std::tuple<std::optional<Array<T>>, std::optional<Array<T>>> cts;
+      if (wanted[0])
+        std::get<0>(cts) =
+            transpose_lhs(ct, lhs.ndim(), rhs, p.lhs_contracting, p.rhs_contracting, p.lhs_batch, p.rhs_batch, false);
+      if (wanted[1])
+        std::get<1>(cts) =
+            transpose_lhs(ct, rhs.ndim(), lhs, p.rhs_contracting, p.lhs_contracting, p.rhs_batch, p.lhs_batch, true);
+      return cts;
     }
   }
 

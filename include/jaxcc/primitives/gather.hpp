@@ -81,6 +81,7 @@ struct gather_p {
     Mode mode;
     std::optional<double> fill_value;  // for Mode::fill; none: the dtype's default
     std::int64_t batch_dims = 0;       // leading axes x and indices share; axis >= batch_dims
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   /// Where index `i` reads along an axis of size n: clamped, wrapped, or

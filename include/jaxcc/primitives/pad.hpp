@@ -41,6 +41,7 @@ struct pad_p {
   using PaddingConfig = std::vector<std::array<std::int64_t, 3>>;
   struct Params {
     PaddingConfig padding_config;
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>

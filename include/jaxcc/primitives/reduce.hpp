@@ -68,6 +68,7 @@ template <class Derived>
 struct Reduction {
   struct Params {
     Axes axes;  // non-negative and distinct (jnp's functions normalize them)
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>

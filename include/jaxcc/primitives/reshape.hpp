@@ -16,6 +16,7 @@ struct reshape_p {
   static constexpr std::string_view name = "reshape";
   struct Params {
     Shape new_sizes;  // may hold one -1, inferred as numpy does
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   // Messages as jnp.reshape's (jax/_src/numpy/array_methods.py).

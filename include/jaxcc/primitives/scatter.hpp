@@ -99,6 +99,7 @@ struct scatter_p {
   struct Params {
     Axes indices;  // one per leading axis, negatives already wrapped; out of range drops the update
     Kind kind;
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>
@@ -272,6 +273,7 @@ struct scatter_add_p {
     std::int64_t axis;            // non-negative
     Mode mode;                    // what an out-of-range index does, as gather_p's (fill: dropped)
     std::int64_t batch_dims = 0;  // leading axes the operand and indices share, as gather_p's
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T, IndexElement I>

@@ -100,6 +100,7 @@ struct slice_p {
     Axes start_indices;
     Axes limit_indices;
     Axes strides;  // empty: all ones
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>
@@ -192,6 +193,7 @@ struct dynamic_slice_p {
   static constexpr std::string_view name = "dynamic_slice";
   struct Params {
     Shape slice_sizes;
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T, IndexElement I>
@@ -245,7 +247,9 @@ struct dynamic_slice_p {
 
 struct dynamic_update_slice_p {
   static constexpr std::string_view name = "dynamic_update_slice";
-  struct Params {};
+  struct Params {
+    friend bool operator==(Params const&, Params const&) = default;
+  };
 
   template <Element T, IndexElement I>
   static Shape shape_rule(Params const&, Array<T> const& x, Array<T> const& update,

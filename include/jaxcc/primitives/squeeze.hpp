@@ -24,6 +24,7 @@ struct squeeze_p {
   static constexpr std::string_view name = "squeeze";
   struct Params {
     Axes dimensions;  // non-negative, sorted
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>

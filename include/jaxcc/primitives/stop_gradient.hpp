@@ -13,7 +13,9 @@ namespace jaxcc::primitives {
 
 struct stop_gradient_p {
   static constexpr std::string_view name = "stop_gradient";
-  struct Params {};
+  struct Params {
+    friend bool operator==(Params const&, Params const&) = default;
+  };
 
   template <Element T>
   static Shape shape_rule(Params const&, Array<T> const& x) {

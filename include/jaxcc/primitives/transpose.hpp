@@ -14,6 +14,7 @@ struct transpose_p {
   static constexpr std::string_view name = "transpose";
   struct Params {
     Axes permutation;
+    friend bool operator==(Params const&, Params const&) = default;
   };
 
   template <Element T>

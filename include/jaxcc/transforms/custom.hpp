@@ -92,7 +92,7 @@ class BatchedCall final : public graph::PrimitiveBase, public std::enable_shared
   /// The inner VJP on one example, batched. The cotangent of an operand
   /// shared by the batch sums over it.
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
-                                     std::span<AnyArray const> outputs) const override {
+                                     std::span<AnyArray const> outputs, graph::Wanted) const override {
     auto const nconsts = primals.size() - inner_inputs();
     auto const out_avals = output_avals(*inner_->subprogram());
     std::vector<std::size_t> with_ct;
@@ -109,7 +109,7 @@ class BatchedCall final : public graph::PrimitiveBase, public std::enable_shared
     auto const rule = [&](std::span<AnyArray const> p, std::span<AnyArray const> o, std::span<AnyArray const> cts) {
       std::vector<graph::MaybeArray> ct(o.size());
       for (std::size_t k = 0; k < with_ct.size(); ++k) ct[with_ct[k]] = cts[k];
-      return inner_->vjp(ct, p, o);
+      return inner_->vjp(ct, p, o, {});
     };
     std::vector<bool> nonzero_in(inner_inputs());
     auto const r = batched_rule(rule, primals, outputs, extra, extra_dims, extra_avals, nonzero_in);
@@ -246,7 +246,7 @@ class CustomVjpCall final : public CustomCallBase<Call>,
     return batch_call(this->shared_from_this(), false, inputs, dims, axis);
   }
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
-                                     std::span<AnyArray const>) const override {
+                                     std::span<AnyArray const>, graph::Wanted) const override {
     auto args = this->arguments(primals);
     auto [out, residuals] = std::apply(fwd_, args);
     std::size_t next = 0;
@@ -297,7 +297,7 @@ class CustomJvpCall final : public CustomCallBase<Call>, public std::enable_shar
   }
   /// The pullback of the tangent map t -> rule(primals, t).second.
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
-                                     std::span<AnyArray const>) const override {
+                                     std::span<AnyArray const>, graph::Wanted) const override {
     auto args = this->arguments(primals);
     auto const tangent_map = [&](auto const&... t) { return materialized(rule_(args, std::tuple<std::remove_cvref_t<decltype(t)>...>{t...}).second); };
     std::vector<graph::MaybeArray> none;

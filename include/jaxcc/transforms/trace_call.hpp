@@ -109,6 +109,8 @@ class FlatCall {
     std::size_t next = 0;
     return with_array_leaves(**out_, leaves, next);
   }
+  /// The last output, as traced (its Array leaves are placeholders).
+  Out const& output() const { return **out_; }
   /// The arguments with these array leaves (in argument_leaves' order).
   std::tuple<Args...> arguments_with(std::span<AnyArray const> leaves) const {
     std::size_t next = 0;

@@ -1,0 +1,115 @@
+// Rewrites of a closed program that jit applies before it caches a plan:
+// common-subexpression elimination (equal applications of a primitive to
+// the same inputs, and equal one-element constants, become one) and
+// dead-code elimination (equations no output depends on are dropped). Both
+// ask only PrimitiveBase::same_as; nothing here knows any primitive.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "jaxcc/graph/trace.hpp"
+
+namespace jaxcc::detail {
+
+/// Equal concrete one-element constants (same dtype, same bits).
+inline bool same_scalar_constant(AnyArray const& a, AnyArray const& b) {
+  if (a.dtype() != b.dtype() || a.size() != 1 || b.size() != 1 || a.shape() != b.shape()) return false;
+  return a.visit([&](auto const& x) {
+    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+    T const u = x.item(), v = b.as<T>().item();
+    return std::memcmp(&u, &v, sizeof u) == 0;
+  });
+}
+
+/// Var ids mapped to the Var that replaces them.
+class Substitution {
+ public:
+  explicit Substitution(std::size_t var_count) : to_(var_count) {}
+  void replace(graph::Var const& from, graph::VarPtr to) { to_[from.id] = std::move(to); }
+  graph::VarPtr const& operator()(graph::VarPtr const& v) const { return to_[v->id] ? to_[v->id] : v; }
+  AnyArray operator()(AnyArray const& out, std::uint64_t trace_id) const {
+    auto const& var = graph::var_of(out);
+    if (!var || var->trace_id != trace_id || !to_[var->id]) return out;
+    return graph::Trace::traced_any(to_[var->id]);
+  }
+
+ private:
+  std::vector<graph::VarPtr> to_;
+};
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::graph {
+
+/// Merge equal constants and equal equations (same_as, same inputs) into
+/// their first occurrence.
+inline void eliminate_common_subexpressions(Program& p) {
+  auto& trace = *p.trace;
+  detail::Substitution subst(trace.var_count());
+  std::vector<Capture> captures;
+  for (auto& c : trace.captures) {
+    bool merged = false;
+    if (!var_of(c.value) && c.value.size() == 1)
+      for (auto const& kept : captures)
+        if (!var_of(kept.value) && detail::same_scalar_constant(kept.value, c.value)) {
+          subst.replace(*c.var, kept.var);
+          merged = true;
+          break;
+        }
+    if (!merged) captures.push_back(std::move(c));
+  }
+  trace.captures = std::move(captures);
+
+  // Candidates by (first input, input count): equations are compared only
+  // with earlier ones that read the same first value.
+  std::unordered_multimap<std::uint64_t, std::size_t> by_first_input;
+  std::vector<Equation> kept;
+  for (auto& eq : trace.equations) {
+    for (auto& in : eq.inputs) in = subst(in);
+    std::uint64_t const key = eq.inputs.empty() ? ~std::uint64_t{0} : eq.inputs[0]->id;
+    Equation const* same = nullptr;
+    auto [first, last] = by_first_input.equal_range(key);
+    for (auto it = first; it != last && !same; ++it) {
+      auto const& other = kept[it->second];
+      if (other.inputs == eq.inputs && other.outputs.size() == eq.outputs.size() && other.primitive->same_as(*eq.primitive))
+        same = &other;
+    }
+    if (same) {
+      for (std::size_t k = 0; k < eq.outputs.size(); ++k) subst.replace(*eq.outputs[k], same->outputs[k]);
+      continue;
+    }
+    by_first_input.emplace(key, kept.size());
+    kept.push_back(std::move(eq));
+  }
+  trace.equations = std::move(kept);
+  for (auto& o : p.outputs) o = subst(o, trace.id());
+}
+
+/// Drop equations and constants that no output depends on.
+inline void eliminate_dead_code(Program& p) {
+  auto& trace = *p.trace;
+  std::vector<std::uint8_t> live(trace.var_count(), 0);
+  for (auto const& o : p.outputs)
+    if (auto const& var = var_of(o); var && var->trace_id == trace.id()) live[var->id] = 1;
+  std::vector<Equation> kept;
+  for (auto eq = trace.equations.rbegin(); eq != trace.equations.rend(); ++eq) {
+    bool used = false;
+    for (auto const& v : eq->outputs) used = used || live[v->id];
+    if (!used) continue;
+    for (auto const& v : eq->inputs) live[v->id] = 1;
+    kept.push_back(std::move(*eq));
+  }
+  trace.equations.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));
+  std::erase_if(trace.captures, [&](Capture const& c) { return !live[c.var->id]; });
+}
+
+/// The rewrites jit applies, in order.
+inline void optimize(Program& p) {
+  eliminate_common_subexpressions(p);
+  eliminate_dead_code(p);
+}
+
+}  // namespace jaxcc::graph

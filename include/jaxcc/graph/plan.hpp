@@ -1,0 +1,305 @@
+// An executable plan of a closed program (what jit caches and replays):
+//  - each step's operand and result slots are resolved once;
+//  - each value is released right after its last use, so its buffer goes
+//    back to the allocator's cache (core/buffer.hpp) while the plan runs and
+//    the next step of that size reuses it;
+//  - each run of consecutive elementwise equations of one shape (fused
+//    regions of any expression type, one op or many) is one step that runs
+//    tile by tile: a tile's intermediates stay in a small per-thread scratch
+//    buffer, and only values read after the run are written to memory.
+// Running a plan is const and keeps its state on the caller's stack (and
+// per-thread scratch): one plan serves concurrent calls.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/any_array.hpp"
+#include "jaxcc/graph/trace.hpp"
+
+namespace jaxcc::detail {
+
+/// A fresh contiguous array of `dtype` and `shape`, and its data.
+inline std::pair<AnyArray, void*> allocate_any(DType dtype, Shape const& shape) {
+  return with_element_type(dtype, [&]<class T>(std::type_identity<T>) -> std::pair<AnyArray, void*> {
+    auto [array, data] = allocate<T>(shape);
+    return {AnyArray(std::move(array)), data};
+  });
+}
+
+inline void const* data_of(AnyArray const& a) {
+  return a.visit([](auto const& x) -> void const* { return x.data(); });
+}
+inline bool contiguous(AnyArray const& a) {
+  return a.visit([](auto const& x) { return x.is_contiguous(); });
+}
+/// Every element the same one (all strides 0: a broadcast scalar).
+inline bool broadcast_scalar(AnyArray const& a) {
+  return a.visit([](auto const& x) {
+    return std::all_of(x.strides().begin(), x.strides().end(), [](std::int64_t s) { return s == 0; });
+  });
+}
+
+/// A run of elementwise equations of one shape, computed tile by tile.
+/// Its values are referred to as inputs (read from memory), scratch (a
+/// tile's intermediate) or outputs (written to memory, also read by later
+/// members of the run).
+class FusedRun {
+ public:
+  enum class Place : std::uint8_t { input, scratch, output };
+  struct Ref {
+    Place place;
+    std::uint32_t index;
+  };
+  struct Member {
+    graph::PrimitiveBase const* primitive;
+    std::vector<Ref> operands;
+    Ref result;
+  };
+
+  /// `scratch_slots`: how many tile buffers the members' scratch refs use
+  /// (a slot is reused once the value in it has been read for the last time).
+  FusedRun(Shape shape, std::vector<Member> members, std::size_t scratch_slots, std::vector<DType> outputs)
+      : shape_(std::move(shape)), members_(std::move(members)), scratch_slots_(scratch_slots), outputs_(std::move(outputs)) {}
+
+  std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
+    std::vector<AnyArray> out;
+    std::vector<void*> out_data;
+    for (auto dtype : outputs_) {
+      auto [array, data] = allocate_any(dtype, shape_);
+      out.push_back(std::move(array));
+      out_data.push_back(data);
+    }
+    // Each input is read as one value (one element, or every stride 0: a
+    // broadcast scalar) or as a dense row; a strided view is copied dense.
+    std::vector<AnyArray> dense;
+    std::vector<void const*> in_data;
+    std::vector<std::uint8_t> in_dense;
+    for (auto const& in : inputs) {
+      bool const scalar = in.size() == 1 || broadcast_scalar(in);
+      if (!scalar && !contiguous(in))
+        dense.push_back(in.visit([](auto const& x) { return AnyArray(contiguous(x)); }));
+      in_data.push_back(data_of(scalar || contiguous(in) ? in : dense.back()));
+      in_dense.push_back(!scalar || shape_.numel() == 1);
+    }
+    auto const n = shape_.numel();
+    parallel_chunks(n, tile, [&](std::int64_t lo, std::int64_t hi) {
+      thread_local std::vector<double> scratch;  // 8-byte elements fit every dtype
+      scratch.resize(std::max(scratch.size(), static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(scratch_slots_))));
+      // Where each member's operands and result are at element 0, and how
+      // many bytes they move per element of the run (0: a scalar or scratch).
+      // Operand slots of member m: [first[m], first[m + 1]); its result last.
+      std::vector<char const*> base;
+      std::vector<std::int64_t> advance, steps;
+      std::vector<std::size_t> first;
+      auto const place = [&](Ref r) {
+        switch (r.place) {
+          case Place::input: {
+            auto const size = static_cast<std::int64_t>(item_size(inputs[r.index].dtype()));
+            base.push_back(static_cast<char const*>(in_data[r.index]));
+            advance.push_back(in_dense[r.index] ? size : 0);
+            steps.push_back(in_dense[r.index] ? 1 : 0);
+            return;
+          }
+          case Place::scratch:
+            base.push_back(reinterpret_cast<char const*>(scratch.data() + scratch_offset + r.index * slot_stride));
+            advance.push_back(0);
+            break;
+          case Place::output:
+            base.push_back(static_cast<char const*>(out_data[r.index]));
+            advance.push_back(static_cast<std::int64_t>(item_size(outputs_[r.index])));
+            break;
+        }
+        steps.push_back(1);
+      };
+      for (auto const& m : members_) {
+        first.push_back(base.size());
+        for (auto r : m.operands) place(r);
+        place(m.result);
+      }
+      first.push_back(base.size());
+      std::vector<void const*> ptrs(base.size());
+      for (std::int64_t start = lo; start < hi; start += tile) {
+        auto const count = std::min<std::int64_t>(tile, hi - start);
+        for (std::size_t j = 0; j < base.size(); ++j) ptrs[j] = base[j] + advance[j] * start;
+        for (std::size_t k = 0; k < members_.size(); ++k) {
+          auto const from = first[k], to = first[k + 1] - 1;  // operands, then the result at `to`
+          members_[k].primitive->run_row({ptrs.data() + from, to - from}, {steps.data() + from, to - from},
+                                         const_cast<void*>(ptrs[to]), count);
+        }
+      }
+    });
+    return out;
+  }
+
+ private:
+  static constexpr std::int64_t tile = 512;
+  // Scratch slots start at different offsets within a 4 KiB page from one
+  // another and from page-aligned arrays: else a load from one and a store
+  // to another 4 KiB apart look dependent to the CPU (4K aliasing) and the
+  // tile loop stalls on every store.
+  static constexpr std::int64_t scratch_offset = 136, slot_stride = tile + 40;
+
+  Shape shape_;
+  std::vector<Member> members_;
+  std::size_t scratch_slots_;
+  std::vector<DType> outputs_;
+};
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::graph {
+
+class Plan {
+ public:
+  explicit Plan(Program program) : program_(std::move(program)) {
+    auto const& trace = *program_.trace;
+    auto const& eqs = trace.equations;
+    // Who reads each value: the index of its last reader, and whether
+    // anything but the elementwise run [first, last] reads it.
+    std::vector<std::size_t> last_use(trace.var_count(), 0);
+    std::vector<std::uint8_t> is_output(trace.var_count(), 0);
+    for (std::size_t s = 0; s < eqs.size(); ++s)
+      for (auto const& v : eqs[s].inputs) last_use[v->id] = s;
+    for (auto const& o : program_.outputs)
+      if (auto const& var = var_of(o); var && var->trace_id == trace.id()) is_output[var->id] = 1;
+
+    for (std::size_t s = 0; s < eqs.size();) {
+      auto const end = run_end(s);
+      if (end - s >= 2) add_fused_run(s, end, last_use, is_output);
+      else add_step(eqs[s].primitive.get(), nullptr, eqs[s].inputs, eqs[s].outputs, s);
+      s = std::max(end, s + 1);
+    }
+    // Release each value after the step that reads it last.
+    auto const never = std::numeric_limits<std::size_t>::max();
+    for (auto& step : steps_)
+      for (auto id : step.operands)
+        if (last_use[id] <= step.last_equation && !is_output[id]) {
+          last_use[id] = never;  // released once, even if read twice here
+          step.release.push_back(id);
+        }
+  }
+
+  Program const& program() const noexcept { return program_; }
+  /// The number of steps: equations, with each fused run counted once.
+  std::size_t num_steps() const noexcept { return steps_.size(); }
+
+  /// The outputs for these inputs (arguments, then converted closure).
+  std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
+    auto const& trace = *program_.trace;
+    std::vector<std::optional<AnyArray>> slot(trace.var_count());
+    for (std::size_t i = 0; i < inputs.size(); ++i) slot[trace.inputs[i]->id] = inputs[i];
+    for (auto const& c : trace.captures) slot[c.var->id] = c.value;
+    std::vector<AnyArray> operands;
+    for (auto const& step : steps_) {
+      operands.clear();
+      for (auto id : step.operands) operands.push_back(*slot[id]);
+      auto results = step.run ? step.run->run(operands) : step.primitive->evaluate(operands);
+      for (std::size_t k = 0; k < results.size(); ++k) slot[step.results[k]] = std::move(results[k]);
+      operands.clear();
+      for (auto id : step.release) slot[id].reset();
+    }
+    std::vector<AnyArray> out;
+    out.reserve(program_.outputs.size());
+    for (auto const& o : program_.outputs) {
+      auto const& var = var_of(o);
+      out.push_back(var && var->trace_id == trace.id() ? *slot[var->id] : o);
+    }
+    return out;
+  }
+
+ private:
+  struct Step {
+    PrimitiveBase const* primitive;
+    std::shared_ptr<detail::FusedRun const> run;  // set for a fused run
+    std::vector<std::uint64_t> operands, results, release;
+    std::size_t last_equation;
+  };
+
+  /// One past the last equation of the elementwise run starting at `s`:
+  /// single-output elementwise equations of one result shape whose
+  /// operands have that shape or one element.
+  std::size_t run_end(std::size_t s) const {
+    auto const& eqs = program_.trace->equations;
+    auto const fits = [&](Equation const& eq, Shape const& shape) {
+      if (!eq.primitive->is_elementwise() || eq.outputs.size() != 1 || eq.outputs[0]->shape != shape) return false;
+      return std::all_of(eq.inputs.begin(), eq.inputs.end(),
+                         [&](VarPtr const& v) { return v->shape == shape || v->shape.numel() == 1; });
+    };
+    if (!fits(eqs[s], eqs[s].outputs[0]->shape)) return s;
+    auto const& shape = eqs[s].outputs[0]->shape;
+    std::size_t e = s + 1;
+    while (e < eqs.size() && fits(eqs[e], shape)) ++e;
+    return e;
+  }
+
+  void add_step(PrimitiveBase const* primitive, std::shared_ptr<detail::FusedRun const> run,
+                std::span<VarPtr const> inputs, std::span<VarPtr const> outputs, std::size_t last) {
+    Step step{primitive, std::move(run), {}, {}, {}, last};
+    for (auto const& v : inputs) step.operands.push_back(v->id);
+    for (auto const& v : outputs) step.results.push_back(v->id);
+    steps_.push_back(std::move(step));
+  }
+
+  void add_fused_run(std::size_t first, std::size_t end, std::vector<std::size_t> const& last_use,
+                     std::vector<std::uint8_t> const& is_output) {
+    using Run = detail::FusedRun;
+    auto const& eqs = program_.trace->equations;
+    std::vector<Run::Ref> where(program_.trace->var_count(), Run::Ref{Run::Place::input, ~std::uint32_t{0}});
+    std::vector<VarPtr> inputs, outputs;
+    std::vector<DType> output_dtypes;
+    std::vector<Run::Member> members;
+    std::vector<std::uint32_t> free_slots;
+    std::vector<std::uint8_t> released(program_.trace->var_count(), 0);
+    std::uint32_t slots = 0;
+    for (std::size_t s = first; s < end; ++s) {
+      auto const& eq = eqs[s];
+      Run::Member m{eq.primitive.get(), {}, {}};
+      for (auto const& v : eq.inputs) {
+        auto& ref = where[v->id];
+        if (ref.place == Run::Place::input && ref.index == ~std::uint32_t{0}) {
+          ref.index = static_cast<std::uint32_t>(inputs.size());
+          inputs.push_back(v);
+        }
+        m.operands.push_back(ref);
+      }
+      // A scratch value read here for the last time frees its slot, which
+      // this member's result may take: elementwise, it reads each index
+      // before it writes it.
+      for (auto const& v : eq.inputs)
+        if (where[v->id].place == Run::Place::scratch && last_use[v->id] == s && !released[v->id]) {
+          free_slots.push_back(where[v->id].index);
+          released[v->id] = 1;  // once, even if read twice here
+        }
+      auto const& out = eq.outputs[0];
+      bool const read_later = is_output[out->id] || last_use[out->id] >= end;
+      if (read_later) {
+        m.result = {Run::Place::output, static_cast<std::uint32_t>(outputs.size())};
+        outputs.push_back(out);
+        output_dtypes.push_back(out->dtype);
+      } else if (!free_slots.empty()) {
+        m.result = {Run::Place::scratch, free_slots.back()};
+        free_slots.pop_back();
+      } else {
+        m.result = {Run::Place::scratch, slots++};
+      }
+      where[out->id] = m.result;
+      members.push_back(std::move(m));
+    }
+    auto run = std::make_shared<Run const>(eqs[first].outputs[0]->shape, std::move(members), slots,
+                                           std::move(output_dtypes));
+    add_step(nullptr, std::move(run), inputs, outputs, end - 1);
+  }
+
+  Program program_;
+  std::vector<Step> steps_;
+};
+
+}  // namespace jaxcc::graph

@@ -1,0 +1,59 @@
+// A call of a closed program as one equation: what jit and checkpoint
+// record. It runs the program's plan when its operands are concrete and
+// records itself when any is traced; its JVP and VJP are those of the
+// program (the VJP recomputes the forward values inside: nothing from the
+// call's forward run is kept), and batched it is a call of the batched
+// program — so grad(jit(f)), vmap(jit(f)) and jit(jit(f)) need no more.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jaxcc/graph/plan.hpp"
+#include "jaxcc/graph/program.hpp"
+#include "jaxcc/lax/control_flow_common.hpp"
+
+namespace jaxcc::detail {
+
+class ClosedCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ClosedCall> {
+ public:
+  /// `name` is what make_jaxpr prints: "jit", "checkpoint".
+  ClosedCall(std::string_view name, graph::Program program)
+      : name_(name), plan_(std::move(program)), out_avals_(output_avals(plan_.program())) {}
+  std::string_view name() const override { return name_; }
+  std::string params_string() const override { return {}; }
+  graph::Program const* subprogram() const override { return &plan_.program(); }
+  graph::Plan const& plan() const noexcept { return plan_; }
+
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
+    return graph::apply(shared_from_this(), inputs, out_avals_, [&] { return plan_.run(inputs); });
+  }
+  std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
+                                     std::span<AnyArray const>) const override {
+    return graph::program_jvp(plan_.program(), primals, tangents);
+  }
+  std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
+                                     std::span<AnyArray const>, graph::Wanted wanted) const override {
+    return graph::program_vjp(plan_.program(), primals, cotangents, wanted);
+  }
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    auto const& program = plan_.program();
+    auto batched = batched_body(program, dims, std::vector<bool>(program.outputs.size(), false), axis);
+    auto operands = std::move(batched.body.consts);
+    operands.insert(operands.end(), inputs.begin(), inputs.end());
+    auto call = std::make_shared<ClosedCall const>(name_, std::move(batched.body.program));
+    return {call->evaluate(operands), front_dims(batched.out_mapped)};
+  }
+  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(plan_.program(), axis_name); }
+
+ private:
+  std::string name_;
+  graph::Plan plan_;
+  std::vector<graph::Aval> out_avals_;
+};
+
+}  // namespace jaxcc::detail

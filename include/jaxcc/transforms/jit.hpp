@@ -1,0 +1,389 @@
+// jaxcc::jit(f): trace once per signature, optimize, cache a plan, replay.
+//
+// The cache key is the C++ types of the arguments, the pytree structure of
+// the traced ones, the dtype and shape of each Array leaf, the value of each
+// arithmetic scalar leaf (baked into the program as a constant, since C++
+// scalars are not traced), and the values of the static arguments
+// (`jaxcc::static_argnums<...>`). A hit runs the cached plan without calling
+// f; a miss traces f into a closed program, applies CSE and DCE
+// (graph/optimize.hpp) and caches the call. Values f reads from outside its
+// arguments are baked in, as in JAX. The call is one `jit` equation
+// (transforms/closed_call.hpp), so jit composes with every transform.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <concepts>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeindex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/graph/optimize.hpp"
+#include "jaxcc/graph/program.hpp"
+#include "jaxcc/lax/control_flow_common.hpp"
+#include "jaxcc/transforms/closed_call.hpp"
+#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tree/flatten.hpp"
+#include "jaxcc/tree/paths.hpp"
+#include "jaxcc/tree/reduce.hpp"
+
+namespace jaxcc {
+
+/// Which positional arguments jit treats as compile-time constants: their
+/// values join the cache key and f sees them as they are (not traced).
+template <std::size_t... I>
+struct static_argnums_t {
+  static constexpr std::array<std::size_t, sizeof...(I)> indices{I...};
+  static constexpr bool contains(std::size_t i) { return ((i == I) || ...); }
+  /// One past the largest index (0 for none).
+  static constexpr std::size_t end() { return std::max({std::size_t{0}, (I + 1)...}); }
+};
+template <std::size_t... I>
+inline constexpr static_argnums_t<I...> static_argnums{};
+
+namespace config {
+/// Log why jit traces again (jax_explain_cache_misses) to std::cerr.
+/// Initially on when the environment sets JAXCC_EXPLAIN_CACHE_MISSES=1.
+inline std::atomic<bool>& explain_cache_misses() {
+  static std::atomic<bool> on{[] {
+    char const* env = std::getenv("JAXCC_EXPLAIN_CACHE_MISSES");
+    return env && std::string_view(env) == "1";
+  }()};
+  return on;
+}
+}  // namespace config
+
+/// A value jit can take as a static argument: hashed and compared to find
+/// its cache entry, as JAX requires of static_argnums.
+template <class T>
+concept StaticArgument = std::equality_comparable<T> && requires(T const& t) {
+  { std::hash<T>{}(t) } -> std::convertible_to<std::size_t>;
+};
+
+namespace detail {
+
+template <class T>
+struct is_static_argnums : std::false_type {};
+template <std::size_t... I>
+struct is_static_argnums<static_argnums_t<I...>> : std::true_type {};
+
+/// A static argument's value, erased.
+class StaticValue {
+ public:
+  virtual ~StaticValue() = default;
+  virtual bool equals(StaticValue const& other) const = 0;
+  virtual std::size_t hash() const = 0;
+};
+template <StaticArgument T>
+class StaticValueOf final : public StaticValue {
+ public:
+  explicit StaticValueOf(T value) : value_(std::move(value)) {}
+  bool equals(StaticValue const& other) const override {
+    auto const* o = dynamic_cast<StaticValueOf const*>(&other);
+    return o && static_cast<bool>(o->value_ == value_);
+  }
+  std::size_t hash() const override { return std::hash<T>{}(value_); }
+
+ private:
+  T value_;
+};
+
+/// One leaf of a traced argument in the key: an Array's dtype and shape,
+/// or a scalar's dtype and bits.
+struct LeafKey {
+  DType dtype;
+  Shape shape;
+  bool is_array;
+  std::uint64_t bits;
+  friend bool operator==(LeafKey const&, LeafKey const&) = default;
+};
+
+struct JitKey {
+  std::type_index signature;
+  std::vector<tree::PyTreeDef> structures;  // one per traced argument
+  std::vector<LeafKey> leaves;
+  std::vector<std::shared_ptr<StaticValue const>> statics;
+  std::size_t hash = 0;
+
+  friend bool operator==(JitKey const& a, JitKey const& b) {
+    if (a.hash != b.hash || a.signature != b.signature || a.structures != b.structures || a.leaves != b.leaves ||
+        a.statics.size() != b.statics.size())
+      return false;
+    for (std::size_t i = 0; i < a.statics.size(); ++i)
+      if (!a.statics[i]->equals(*b.statics[i])) return false;
+    return true;
+  }
+};
+struct JitKeyHash {
+  std::size_t operator()(JitKey const& k) const noexcept { return k.hash; }
+};
+
+inline std::size_t hash_combine(std::size_t seed, std::size_t value) noexcept {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+template <class>
+inline constexpr bool always_false = false;
+
+/// Append the key of each leaf of one traced argument.
+template <class Arg>
+void append_leaf_keys(Arg const& arg, std::vector<LeafKey>& out) {
+  tree::for_each_leaf(
+      [&](auto const& leaf) {
+        using L = std::remove_cvref_t<decltype(leaf)>;
+        if constexpr (AnArray<L>) {
+          out.push_back({leaf.dtype(), leaf.shape(), true, 0});
+        } else if constexpr (Scalar<L>) {
+          std::uint64_t bits = 0;
+          std::memcpy(&bits, &leaf, sizeof leaf);
+          out.push_back({dtype_of<scalar_element_t<L>>, {}, false, bits});
+        } else {
+          static_assert(always_false<L>,
+                        "jaxcc::jit: the leaves of a traced argument must be Arrays or arithmetic scalars; pass other "
+                        "values as static arguments (jaxcc::static_argnums)");
+        }
+      },
+      arg);
+}
+
+/// How the key `now` differs from `before` (of the same signature), as
+/// JAX's diff_tracing_cache_keys words it: {rank, explanation}, where the
+/// closest key has the lowest rank (fewest kinds of difference, then the
+/// first kind in JAX's order: pytree, static arguments, types). `where[i]`
+/// names leaf i (`args[0]`, `args[1]['w']`); `traced_names` and
+/// `static_names` the traced and the static arguments.
+inline std::pair<int, std::string> key_difference(JitKey const& now, JitKey const& before,
+                                                  std::vector<std::string> const& where,
+                                                  std::vector<std::string> const& traced_names,
+                                                  std::vector<std::string> const& static_names) {
+  struct Kind {
+    char const* title;
+    std::string lines;
+    int count = 0;
+    void add(std::string line) {
+      lines += "\n  * " + line;
+      ++count;
+    }
+  };
+  Kind kinds[] = {{"different input pytree:", {}}, {"different static arguments:", {}}, {"different input types:", {}}};
+  for (std::size_t i = 0; i < now.structures.size(); ++i)
+    if (now.structures[i] != before.structures[i])
+      kinds[0].add("at input path " + traced_names[i] + ", now " + now.structures[i].to_string() + " and before " +
+                   before.structures[i].to_string());
+  for (std::size_t i = 0; i < now.statics.size(); ++i)
+    if (!now.statics[i]->equals(*before.statics[i])) kinds[1].add("at " + static_names[i] + ", a value not equal to the one before");
+  auto const describe = [](LeafKey const& k) {
+    return k.is_array ? aval_string({k.dtype, k.shape}) : std::string("a scalar constant of another value");
+  };
+  if (now.structures == before.structures)  // else leaves do not line up
+    for (std::size_t i = 0; i < now.leaves.size(); ++i)
+      if (!(now.leaves[i] == before.leaves[i]))
+        kinds[2].add("at " + where[i] + ", now " + describe(now.leaves[i]) + " and before " + describe(before.leaves[i]));
+  int rank = 0;
+  std::string explanation;
+  for (int k = 2; k >= 0; --k)
+    if (kinds[k].count) {
+      rank += 1000000;
+      explanation = kinds[k].title + kinds[k].lines;
+      rank = rank / 1000000 * 1000000 + k * 1000 + std::min(kinds[k].count, 999);
+    }
+  return {rank, explanation};
+}
+
+/// What a cache entry holds: the call, and the structure of f's output.
+struct JitEntryBase {
+  explicit JitEntryBase(std::shared_ptr<ClosedCall const> c) : call(std::move(c)) {}
+  virtual ~JitEntryBase() = default;
+  std::shared_ptr<ClosedCall const> call;
+};
+template <class Out>
+struct JitEntry final : JitEntryBase {
+  JitEntry(std::shared_ptr<ClosedCall const> c, Out o) : JitEntryBase(std::move(c)), out(std::move(o)) {}
+  Out out;
+};
+
+/// The cache of one jitted function, shared by its copies and safe to use
+/// from several threads: lookups share the lock, a miss traces outside it.
+class JitCache {
+ public:
+  std::shared_ptr<JitEntryBase const> find(JitKey const& key) const {
+    std::shared_lock lock(mutex_);
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : it->second;
+  }
+  /// The entry for `key`: `entry`, or the one another thread put first.
+  std::shared_ptr<JitEntryBase const> insert(JitKey key, std::shared_ptr<JitEntryBase const> entry) {
+    std::unique_lock lock(mutex_);
+    return entries_.try_emplace(std::move(key), std::move(entry)).first->second;
+  }
+  std::size_t size() const {
+    std::shared_lock lock(mutex_);
+    return entries_.size();
+  }
+  /// The explanation JAX's explain_tracing_cache_miss would log for `key`.
+  template <class Describe>
+  std::string explain_miss(JitKey const& key, Describe&& describe) const {
+    std::shared_lock lock(mutex_);
+    std::string msg = "TRACING CACHE MISS:\n";
+    std::pair<int, std::string> closest{-1, {}};
+    for (auto const& [seen, entry] : entries_) {
+      if (seen.signature != key.signature) continue;
+      auto diff = describe(key, seen);
+      if (closest.first < 0 || diff.first < closest.first) closest = std::move(diff);
+    }
+    if (closest.first < 0) {
+      msg += entries_.empty() ? "  never seen function" : "  never seen these argument types";
+      return msg;
+    }
+    msg += "  all previously seen cache keys differ. For the closest previous key:\n  " + closest.second;
+    return msg;
+  }
+
+ private:
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<JitKey, std::shared_ptr<JitEntryBase const>, JitKeyHash> entries_;
+};
+
+}  // namespace detail
+
+/// The result of jaxcc::jit: call it like f; `cache_size()` counts the
+/// signatures traced so far. Copies share one cache.
+template <class F, class Statics = static_argnums_t<>>
+class Jitted {
+ public:
+  explicit Jitted(F f) : f_(std::move(f)), cache_(std::make_shared<detail::JitCache>()) {}
+
+  template <class... Args>
+  auto operator()(Args const&... args) const {
+    if constexpr ((fusion::is_expr<Args>::value || ...)) return call(as_argument(args)...);
+    else return call(args...);
+  }
+
+  /// The number of signatures traced and cached.
+  std::size_t cache_size() const { return cache_->size(); }
+
+ private:
+  template <class... Args>
+  auto call(Args const&... args) const {
+    static_assert(Statics::end() <= sizeof...(Args),
+                  "Jitted function has static_argnums beyond its positional arguments");
+    auto key = key_of(args...);
+    auto entry = cache_->find(key);
+    using Flat = detail::FlatCall<F, Args...>;
+    using Entry = detail::JitEntry<typename Flat::Out>;
+    Flat flat(f_, std::tuple<Args...>{args...});
+    auto operands = flat.argument_leaves();
+    if (!entry) {
+      if (config::explain_cache_misses().load()) std::cerr << explain(key, args...) << '\n';
+      std::vector<graph::Aval> avals;
+      for (auto const& a : operands) avals.push_back(graph::aval_of(a));
+      std::vector<AnyArray> closure;
+      auto program = graph::trace_program(flat, avals, closure);
+      graph::optimize(program);
+      auto call = std::make_shared<detail::ClosedCall const>("jit", std::move(program));
+      auto made = std::make_shared<Entry const>(std::move(call), flat.output());
+      if (!closure.empty()) {
+        // f read values traced by an enclosing transform: this program
+        // belongs to that trace alone, so it is used once and not cached.
+        operands.insert(operands.end(), closure.begin(), closure.end());
+        return unflatten(*made, made->call->evaluate(operands));
+      }
+      entry = cache_->insert(std::move(key), std::move(made));
+    }
+    auto const& typed = static_cast<Entry const&>(*entry);
+    return unflatten(typed, typed.call->evaluate(operands));
+  }
+
+  /// An expression argument is passed as its Array.
+  template <class Arg>
+  static decltype(auto) as_argument(Arg const& arg) {
+    if constexpr (fusion::is_expr<Arg>::value) return as_array(arg);
+    else return (arg);
+  }
+
+  template <class Entry>
+  static auto unflatten(Entry const& entry, std::vector<AnyArray> const& leaves) {
+    std::size_t next = 0;
+    return detail::with_array_leaves(entry.out, leaves, next);
+  }
+
+  template <class... Args>
+  detail::JitKey key_of(Args const&... args) const {
+    detail::JitKey key{typeid(std::tuple<Args...>), {}, {}, {}, 0};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (add_to_key<I>(key, args), ...);
+    }(std::index_sequence_for<Args...>{});
+    std::size_t h = key.signature.hash_code();
+    for (auto const& s : key.structures) h = detail::hash_combine(h, s.hash());
+    for (auto const& l : key.leaves) {
+      h = detail::hash_combine(h, static_cast<std::size_t>(l.dtype));
+      for (auto d : l.shape) h = detail::hash_combine(h, static_cast<std::size_t>(d));
+      h = detail::hash_combine(h, static_cast<std::size_t>(l.bits));
+    }
+    for (auto const& s : key.statics) h = detail::hash_combine(h, s->hash());
+    key.hash = h;
+    return key;
+  }
+
+  template <std::size_t I, class Arg>
+  static void add_to_key(detail::JitKey& key, Arg const& arg) {
+    if constexpr (Statics::contains(I)) {
+      static_assert(StaticArgument<Arg>,
+                    "Non-hashable static arguments are not supported, as this can lead to unexpected cache-misses: "
+                    "a static argument of jaxcc::jit needs std::hash and operator==");
+      key.statics.push_back(std::make_shared<detail::StaticValueOf<Arg> const>(arg));
+    } else {
+      key.structures.push_back(tree::structure(arg).pytreedef());
+      detail::append_leaf_keys(arg, key.leaves);
+    }
+  }
+
+  /// The cache-miss log for `key` (slow path: names every leaf).
+  template <class... Args>
+  std::string explain(detail::JitKey const& key, Args const&... args) const {
+    std::vector<std::string> where, traced_names, static_names;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (
+          [&] {
+            std::string const name = "args[" + std::to_string(I) + "]";
+            if constexpr (Statics::contains(I)) {
+              static_names.push_back(name);
+            } else {
+              traced_names.push_back(name);
+              for (auto const& [path, leaf] : tree::flatten_with_path(args).first) where.push_back(name + tree::keystr(path));
+            }
+          }(),
+          ...);
+    }(std::index_sequence_for<Args...>{});
+    return cache_->explain_miss(key, [&](detail::JitKey const& now, detail::JitKey const& before) {
+      return detail::key_difference(now, before, where, traced_names, static_names);
+    });
+  }
+
+  F f_;
+  std::shared_ptr<detail::JitCache> cache_;
+};
+
+/// `f` traced once per signature into an optimized, cached plan
+/// (jax.jit). Options: `jaxcc::static_argnums<I...>`.
+template <class F, class... Options>
+  requires(detail::is_static_argnums<Options>::value && ...) && (sizeof...(Options) <= 1)
+auto jit(F f, Options...) {
+  if constexpr (sizeof...(Options) == 0) return Jitted<F>(std::move(f));
+  else return Jitted<F, Options...>(std::move(f));
+}
+
+}  // namespace jaxcc

@@ -1,0 +1,362 @@
+// jit: one trace per signature (counted by the traced function itself),
+// results equal to the function run without jit under every composition,
+// the optimizations (CSE, DCE) visible in make_jaxpr, a thread-safe cache,
+// and JAX's cache-miss explanations.
+#include "catch.hpp"
+
+#include <jaxcc/jaxcc.hpp>
+#include <jaxcc/testing/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "support.hpp"
+
+namespace jnp = jaxcc::numpy;
+namespace lax = jaxcc::lax;
+using jaxcc::Array;
+using jaxcc::testing::AllClose;
+using jaxcc_test::count;
+using jaxcc_test::jaxpr_of;
+using jaxcc_test::mismatch;
+using jaxcc_test::smooth;
+
+namespace {
+
+// log(sum(exp(w x + b))) of one example: a little of everything (dot,
+// broadcast, fused region, reduction).
+Array<double> model(std::tuple<Array<double>, Array<double>> const& params, Array<double> const& x) {
+  auto const& [w, b] = params;
+  return jnp::log(jnp::sum(jnp::exp(jnp::dot(w, x) + b)));
+}
+
+// std::cerr's text while `f` runs.
+template <class F>
+std::string cerr_of(F&& f) {
+  std::ostringstream captured;
+  auto* old = std::cerr.rdbuf(captured.rdbuf());
+  f();
+  std::cerr.rdbuf(old);
+  return captured.str();
+}
+
+}  // namespace
+
+TEST_CASE("jit traces once per signature", "[jit]") {
+  int traces = 0;
+  auto f = jaxcc::jit([&](Array<float> x) {
+    ++traces;
+    return Array<float>(jnp::sin(x) * 2.0f);
+  });
+  auto const x = jnp::arange<float>(3);
+  auto const y = f(x);
+  REQUIRE(traces == 1);
+  REQUIRE_THAT(y, AllClose(jnp::array<float>({0.f, 2 * std::sin(1.f), 2 * std::sin(2.f)})));
+  // Other values of the same shape and dtype: the plan runs, f is not called.
+  auto const y2 = f(jnp::array<float>({4.f, 5.f, 6.f}));
+  REQUIRE(traces == 1);
+  REQUIRE_THAT(y2, AllClose(jnp::array<float>({2 * std::sin(4.f), 2 * std::sin(5.f), 2 * std::sin(6.f)})));
+  // A copy of the jitted function shares its cache.
+  auto const g = f;
+  g(x);
+  REQUIRE(traces == 1);
+  REQUIRE(f.cache_size() == 1);
+}
+
+TEST_CASE("jit traces again for a new shape, dtype, structure or static value", "[jit]") {
+  int traces = 0;
+  auto f = jaxcc::jit([&](std::vector<Array<double>> const& xs) {
+    ++traces;
+    auto total = jnp::zeros<double>({});
+    for (auto const& x : xs) total = total + jnp::sum(x);
+    return total;
+  });
+  f(std::vector{jnp::ones<double>({2})});
+  f(std::vector{jnp::ones<double>({3})});              // new shape
+  f(std::vector{jnp::ones<double>({3}), jnp::ones<double>({1})});  // new structure
+  REQUIRE(traces == 3);
+  REQUIRE(f(std::vector{jnp::ones<double>({3}), jnp::full<double>({1}, 4.0)}).item() == 7.0);
+  REQUIRE(traces == 3);
+  REQUIRE(f.cache_size() == 3);
+
+  int dtype_traces = 0;
+  auto h = jaxcc::jit([&](auto x) {
+    ++dtype_traces;
+    return jnp::sum(x);
+  });
+  h(jnp::ones<float>({2}));
+  h(jnp::ones<double>({2}));  // new dtype (a new C++ type too)
+  h(jnp::ones<float>({2}));
+  REQUIRE(dtype_traces == 2);
+  REQUIRE(h.cache_size() == 2);
+}
+
+TEST_CASE("static arguments are plain C++ values baked into the trace", "[jit][static_argnums]") {
+  int traces = 0;
+  // `n` drives C++ control flow, which a traced value could not.
+  auto power = jaxcc::jit(
+      [&](Array<double> x, int n) {
+        ++traces;
+        Array<double> y = jnp::ones_like(x);
+        for (int i = 0; i < n; ++i) y = y * x;
+        return y;
+      },
+      jaxcc::static_argnums<1>);
+  auto const x = jnp::array({1.5, -2.0});
+  REQUIRE(power(x, 3).to_vector() == std::vector<double>{1.5 * 1.5 * 1.5, -8.0});
+  REQUIRE(power(x, 2).to_vector() == std::vector<double>{2.25, 4.0});
+  REQUIRE(power(x * 2.0, 3).to_vector() == std::vector<double>{27.0, -64.0});
+  REQUIRE(traces == 2);
+  REQUIRE(power.cache_size() == 2);
+
+  // Any hashable, comparable type: a string picks the activation.
+  auto act = jaxcc::jit(
+      [](std::string const& which, Array<float> x) { return which == "relu" ? Array<float>(jnp::maximum(x, 0.0f)) : Array<float>(jnp::tanh(x)); },
+      jaxcc::static_argnums<0>);
+  auto const v = jnp::array<float>({-1.f, 2.f});
+  REQUIRE(act(std::string("relu"), v).to_vector() == std::vector<float>{0.f, 2.f});
+  REQUIRE_THAT(act(std::string("tanh"), v), AllClose(jnp::tanh(v)));
+  REQUIRE(act.cache_size() == 2);
+}
+
+TEST_CASE("a scalar argument is a constant of the trace", "[jit]") {
+  // C++ scalars are not traced (JAX traces Python scalars as weak-typed
+  // arrays): each value is its own signature. Pass an Array to trace it.
+  int traces = 0;
+  auto f = jaxcc::jit([&](Array<float> x, float scale) {
+    ++traces;
+    return Array<float>(x * scale);
+  });
+  auto const x = jnp::array<float>({1.f, 2.f});
+  REQUIRE(f(x, 2.f).to_vector() == std::vector<float>{2.f, 4.f});
+  REQUIRE(f(x, 3.f).to_vector() == std::vector<float>{3.f, 6.f});
+  REQUIRE(f(x, 2.f).to_vector() == std::vector<float>{2.f, 4.f});
+  REQUIRE(traces == 2);
+}
+
+TEST_CASE("jit takes and returns pytrees", "[jit][pytree]") {
+  auto f = jaxcc::jit([](std::map<std::string, Array<double>> const& p) {
+    return std::pair{Array<double>(p.at("a") + p.at("b")), std::tuple{jnp::sum(p.at("a")), 7.0}};
+  });
+  std::map<std::string, Array<double>> p{{"a", jnp::array({1.0, 2.0})}, {"b", jnp::array({10.0, 20.0})}};
+  auto [sum, rest] = f(p);
+  REQUIRE(sum.to_vector() == std::vector<double>{11.0, 22.0});
+  REQUIRE(std::get<0>(rest).item() == 3.0);
+  REQUIRE(std::get<1>(rest) == 7.0);  // a non-array output leaf comes back as it was
+}
+
+TEST_CASE("jit composes with grad, vmap and itself", "[jit][grad][vmap]") {
+  auto const params = std::tuple{smooth({3, 4}), smooth({3}, 0.5, 1.0)};
+  auto const xs = smooth({5, 4}, 0.21, -0.4);
+  auto const x0 = jaxcc_test::example(xs, 0, 0);
+
+  // Per-example gradients, jitted: the same numbers as without jit.
+  auto per_example = jaxcc::vmap(jaxcc::grad(model), jaxcc::in_axes(jaxcc::none, 0));
+  auto const [gw, gb] = per_example(params, xs);
+  auto const [jw, jb] = jaxcc::jit(per_example)(params, xs);
+  REQUIRE_THAT(jw, AllClose(gw, 1e-12));
+  REQUIRE_THAT(jb, AllClose(gb, 1e-12));
+
+  // grad of a jitted function.
+  auto const [dw, db] = jaxcc::grad(model)(params, x0);
+  auto const [kw, kb] = jaxcc::grad(jaxcc::jit(model))(params, x0);
+  REQUIRE_THAT(kw, AllClose(dw, 1e-12));
+  REQUIRE_THAT(kb, AllClose(db, 1e-12));
+  // Its second derivative too (d²/dx² of the jitted function).
+  auto const f = [&](Array<double> x) { return model(params, x); };
+  auto const hess = jaxcc::hessian(f)(x0);
+  REQUIRE_THAT(jaxcc::hessian(jaxcc::jit(f))(x0), AllClose(hess, 1e-10));
+
+  // vmap of a jitted function, and jit of a jitted function.
+  auto const batched = jaxcc::vmap(f)(xs);
+  REQUIRE_THAT(jaxcc::vmap(jaxcc::jit(f))(xs), AllClose(batched, 1e-12));
+  REQUIRE_THAT(jaxcc::jit(jaxcc::jit(f))(x0), AllClose(f(x0), 1e-12));
+}
+
+TEST_CASE("jit around control flow", "[jit][control_flow]") {
+  auto const step = [](Array<double> c, Array<double> x) {
+    auto const next = Array<double>(c * 0.5 + jnp::sin(x));
+    return std::pair{next, Array<double>(next * x)};
+  };
+  auto const scanned = [&](Array<double> xs) { return lax::scan(step, jnp::array(0.0), xs); };
+  auto const looped = [](Array<double> x) {
+    return lax::fori_loop(0, 4, [](Array<std::int32_t> i, Array<double> v) { return Array<double>(v * 0.9 + i.astype<double>()); }, x);
+  };
+  auto const branch = [](Array<double> x) {
+    return lax::cond(jnp::sum(x) > 0.0, [](Array<double> v) { return Array<double>(v * 2.0); },
+                     [](Array<double> v) { return Array<double>(-v); }, x);
+  };
+  auto const xs = smooth({6});
+  auto const [c, ys] = scanned(xs);
+  auto const [jc, jys] = jaxcc::jit(scanned)(xs);
+  REQUIRE(mismatch(jc, c) == "");
+  REQUIRE(mismatch(jys, ys) == "");
+  REQUIRE(mismatch(jaxcc::jit(looped)(xs), looped(xs)) == "");
+  REQUIRE(mismatch(jaxcc::jit(branch)(xs), branch(xs)) == "");
+  REQUIRE(mismatch(jaxcc::jit(branch)(-xs * 3.0), branch(-xs * 3.0)) == "");
+  // And differentiated through the jitted loop.
+  auto const g = jaxcc::grad([&](Array<double> x) { return jnp::sum(jaxcc::jit(looped)(x)); })(xs);
+  REQUIRE_THAT(g, AllClose(jnp::full<double>({6}, std::pow(0.9, 4)), 1e-12));
+}
+
+TEST_CASE("make_jaxpr shows the optimized program of a jitted function", "[jit][make_jaxpr]") {
+  // sum(x) is computed twice and `unused` never reaches the output: CSE
+  // keeps one reduce_sum and DCE drops the exp.
+  auto f = [](Array<float> x) {
+    auto const unused = Array<float>(jnp::exp(x));
+    return Array<float>(jnp::sum(x) * jnp::sum(x));
+  };
+  auto const plain = jaxpr_of(f, jnp::ones<float>({3}));
+  REQUIRE(count(plain, "reduce_sum") == 2);
+  REQUIRE(count(plain, "exp") == 1);
+  REQUIRE(jaxpr_of(jaxcc::jit(f), jnp::ones<float>({3})) ==
+          "{ lambda ; a:f32[3]. let\n"
+          "    b:f32[] = jit[jaxpr={ lambda ; c:f32[3]. let\n"
+          "        d:f32[] = reduce_sum[axes=(0,)] c\n"
+          "        e:f32[] = mul d d\n"
+          "      in (e,) }] a\n"
+          "  in (b,) }");
+}
+
+TEST_CASE("CSE merges equal constants and equal applications only", "[jit][cse]") {
+  // sum(x, 0) is written twice (so then are the sums of it); sum(x, 1) has
+  // other parameters and stays apart. Two captured one-element constants of
+  // equal value become one; the third differs.
+  auto const two_a = jnp::array({2.0f}), two_b = jnp::array({2.0f}), three = jnp::array({3.0f});
+  auto f = [&](Array<float> x) {
+    auto const s0 = jnp::sum(x, 0), s0_again = jnp::sum(x, 0), s1 = jnp::sum(x, 1);
+    return Array<float>(jnp::sum(s0) * two_a + jnp::sum(s0_again) * two_b + jnp::sum(s1) * three);
+  };
+  auto const x = smooth({2, 3}).astype<float>();
+  auto const plain = jaxcc::make_jaxpr(f)(x);
+  REQUIRE(count(to_string(plain), "reduce_sum[axes=(0,)]") == 5);
+  REQUIRE(plain.trace().captures.size() == 3);
+
+  auto const jitted = jaxcc::make_jaxpr(jaxcc::jit(f))(x);
+  REQUIRE(jitted.num_equations() == 1);
+  auto const& program = *jitted.trace().equations[0].primitive->subprogram();
+  auto const text = to_string(jitted);
+  REQUIRE(count(text, "reduce_sum[axes=(0,)]") == 3);  // sum(x, 0), sum of it, sum(s1)
+  REQUIRE(count(text, "reduce_sum[axes=(1,)]") == 1);
+  REQUIRE(program.trace->captures.size() == 2);
+  REQUIRE_THAT(jaxcc::jit(f)(x), AllClose(f(x), 1e-6));
+}
+
+// The plan of the one jit equation in f's jaxpr at x.
+template <class F, class X>
+std::size_t plan_steps(F const& f, X const& x) {
+  auto const j = jaxcc::make_jaxpr(jaxcc::jit(f))(x);
+  auto const* call = dynamic_cast<jaxcc::detail::ClosedCall const*>(j.trace().equations.at(0).primitive.get());
+  REQUIRE(call != nullptr);
+  return call->plan().num_steps();
+}
+
+TEST_CASE("a run of elementwise equations is one tiled loop", "[jit][fusion]") {
+  // Four separately materialized ops: four equations, one step in the plan.
+  auto const op_by_op = [](Array<float> const& x) {
+    Array<float> ax = 1.5f * x;
+    Array<float> s = jnp::sin(x);
+    Array<float> bs = 0.75f * s;
+    return Array<float>(ax + bs);
+  };
+  auto const x = jnp::linspace<float>(-10.0, 10.0, 5000);  // several tiles and a partial one
+  REQUIRE(jaxcc::make_jaxpr(op_by_op)(x).num_equations() == 4);
+  REQUIRE(plan_steps(op_by_op, x) == 1);
+  auto const expected = Array<float>(1.5f * x + 0.75f * jnp::sin(x));
+  REQUIRE_THAT(jaxcc::jit(op_by_op)(x), AllClose(expected, 1e-6));
+
+  // A value the run makes and a later equation reads is written out; a
+  // one-element operand is read as a scalar; a reduction ends the run.
+  auto const with_exit = [](Array<double> const& v, Array<double> const& scale) {
+    Array<double> a = v * scale;
+    Array<double> b = jnp::exp(a);
+    Array<double> c = b + a;
+    return std::pair{Array<double>(jnp::sum(c) + jnp::sum(a)), c};
+  };
+  auto const v = smooth({7, 300});
+  auto const scale = jnp::array(0.5);
+  auto const [total, c] = jaxcc::jit(with_exit)(v, scale);
+  auto const [total_eager, c_eager] = with_exit(v, scale);
+  REQUIRE_THAT(c, AllClose(c_eager, 1e-14));
+  REQUIRE_THAT(total, AllClose(total_eager, 1e-12));
+
+  // A transposed (strided) input is copied dense once, then read in tiles.
+  auto const vt = smooth({300, 7}).T();
+  REQUIRE(!vt.is_contiguous());
+  auto const [total_t, c_t] = jaxcc::jit(with_exit)(vt, scale);
+  REQUIRE_THAT(c_t, AllClose(std::get<1>(with_exit(vt, scale)), 1e-14));
+}
+
+TEST_CASE("one jitted function called from 8 threads at once", "[jit][threads]") {
+  std::atomic<int> traces{0};
+  auto f = jaxcc::jit([&](Array<double> x) {
+    ++traces;
+    return Array<double>(jnp::sin(x) * x + 1.0);
+  });
+  // Four signatures, two threads each, each thread calling many times.
+  std::vector<Array<double>> inputs;
+  for (int n = 1; n <= 4; ++n) inputs.push_back(smooth({n * 5}, 0.3, n));
+  std::vector<std::string> failures(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      auto const& x = inputs[static_cast<std::size_t>(t % 4)];
+      auto const expected = Array<double>(jnp::sin(x) * x + 1.0);
+      for (int k = 0; k < 50 && failures[static_cast<std::size_t>(t)].empty(); ++k)
+        failures[static_cast<std::size_t>(t)] = mismatch(f(x), expected);
+    });
+  for (auto& th : threads) th.join();
+  for (auto const& fail : failures) REQUIRE(fail == "");
+  REQUIRE(f.cache_size() == 4);
+  // Two threads may both miss on one signature before either caches it;
+  // only one entry is kept.
+  REQUIRE(traces.load() >= 4);
+  REQUIRE(traces.load() <= 8);
+}
+
+TEST_CASE("cache misses are explained as JAX explains them", "[jit][explain]") {
+  jaxcc::config::explain_cache_misses() = true;
+  auto f = jaxcc::jit([](Array<float> x, std::vector<Array<float>> const& ys, int n) { return Array<float>(x * ys.size() * n); },
+                      jaxcc::static_argnums<2>);
+  std::vector<Array<float>> one{jnp::ones<float>({2})};
+  auto const first = cerr_of([&] { f(jnp::ones<float>({3}), one, 1); });
+  auto const shape = cerr_of([&] { f(jnp::ones<float>({4}), one, 1); });
+  auto const tree = cerr_of([&] { f(jnp::ones<float>({4}), std::vector{one[0], one[0]}, 1); });
+  auto const statics = cerr_of([&] { f(jnp::ones<float>({4}), one, 2); });
+  auto const hit = cerr_of([&] { f(jnp::ones<float>({4}), one, 2); });
+  jaxcc::config::explain_cache_misses() = false;
+  REQUIRE(first == "TRACING CACHE MISS:\n  never seen function\n");
+  REQUIRE(shape ==
+          "TRACING CACHE MISS:\n"
+          "  all previously seen cache keys differ. For the closest previous key:\n"
+          "  different input types:\n"
+          "  * at args[0], now float32[4] and before float32[3]\n");
+  REQUIRE(tree ==
+          "TRACING CACHE MISS:\n"
+          "  all previously seen cache keys differ. For the closest previous key:\n"
+          "  different input pytree:\n"
+          "  * at input path args[1], now PyTreeDef([*, *]) and before PyTreeDef([*])\n");
+  REQUIRE(statics ==
+          "TRACING CACHE MISS:\n"
+          "  all previously seen cache keys differ. For the closest previous key:\n"
+          "  different static arguments:\n"
+          "  * at args[2], a value not equal to the one before\n");
+  REQUIRE(hit.empty());
+}
+
+TEST_CASE("a jitted function closing over a traced value is traced each call", "[jit][grad]") {
+  // d/dy jit(x -> x * y)(x) = x: y belongs to grad's trace, so the jitted
+  // program takes it as an operand and is not cached past that trace.
+  auto const dy = jaxcc::grad([](Array<double> y) {
+    auto inner = jaxcc::jit([&](Array<double> x) { return Array<double>(x * y); });
+    return inner(jnp::array(3.0));
+  })(jnp::array(2.0));
+  REQUIRE(dy.item() == 3.0);
+}
