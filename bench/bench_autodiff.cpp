@@ -2,7 +2,8 @@
 //  - the gradient of an MLP loss (784-128-10, tanh, softmax cross-entropy,
 //    batch 256) by jaxcc::grad beside a hand-written Eigen forward+backward;
 //  - a long chain of small elementwise steps: grad beside the primal alone
-//    and beside the gradient derived by hand (reverse-mode overhead).
+//    and beside the gradient derived by hand (reverse-mode overhead); the
+//    primal and the gradient also under jit.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -96,6 +97,17 @@ void BM_chain_grad_jaxcc(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(g(chain_input()).data());
 }
 
+// The same under jit: traced once, replayed as a plan each call.
+void BM_chain_primal_jit(benchmark::State& state) {
+  auto f = jaxcc::jit(chain);
+  for (auto _ : state) benchmark::DoNotOptimize(f(chain_input()).item());
+}
+
+void BM_chain_grad_jit(benchmark::State& state) {
+  auto g = jaxcc::jit(jaxcc::grad(chain));
+  for (auto _ : state) benchmark::DoNotOptimize(g(chain_input()).data());
+}
+
 // d/dx of x <- 0.99 x + 0.01 sin x is 0.99 + 0.01 cos x, multiplied along the chain.
 void BM_chain_grad_by_hand(benchmark::State& state) {
   auto xs = chain_input().to_vector();
@@ -119,5 +131,7 @@ BENCHMARK(BM_mlp_grad_jaxcc)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_mlp_grad_eigen_by_hand)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_chain_primal)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_chain_grad_jaxcc)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_chain_primal_jit)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_chain_grad_jit)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_chain_grad_by_hand)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_MAIN();

@@ -1,6 +1,7 @@
 // Per-example gradients of an MLP (784-128-10, tanh, softmax cross-entropy,
 // batch 256), in the same run:
 //  - jaxcc::vmap(jaxcc::grad(loss)) over the batch;
+//  - the same under jaxcc::jit;
 //  - a loop of jaxcc::grad over the examples (what vmap replaces);
 //  - a hand-written batched Eigen version: one batched forward pass, then
 //    each example's gradients as outer products written into preallocated
@@ -41,6 +42,16 @@ void BM_per_example_grads_vmap(benchmark::State& state) {
   auto const& p = problem();
   Params const params{p.w1, p.b1, p.w2, p.b2};
   auto const per_example = jaxcc::vmap(jaxcc::grad(example_loss), jaxcc::in_axes(jaxcc::none, 0, 0));
+  for (auto _ : state) {
+    auto grads = per_example(params, p.x, p.y);
+    benchmark::DoNotOptimize(std::get<0>(grads).data());
+  }
+}
+
+void BM_per_example_grads_jit_vmap(benchmark::State& state) {
+  auto const& p = problem();
+  Params const params{p.w1, p.b1, p.w2, p.b2};
+  auto const per_example = jaxcc::jit(jaxcc::vmap(jaxcc::grad(example_loss), jaxcc::in_axes(jaxcc::none, 0, 0)));
   for (auto _ : state) {
     auto grads = per_example(params, p.x, p.y);
     benchmark::DoNotOptimize(std::get<0>(grads).data());
@@ -102,6 +113,7 @@ void BM_per_example_grads_eigen_by_hand(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_per_example_grads_vmap)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_per_example_grads_jit_vmap)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_per_example_grads_loop_of_grad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_per_example_grads_eigen_by_hand)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_MAIN();
