@@ -1,6 +1,7 @@
 // Reverse mode against hand-derived gradients, in the same run:
 //  - the gradient of an MLP loss (784-128-10, tanh, softmax cross-entropy,
-//    batch 256) by jaxcc::grad beside a hand-written Eigen forward+backward;
+//    batch 256) by jaxcc::grad, and under jit, beside a hand-written Eigen
+//    forward+backward; a jitted SGD training step beside Eigen's;
 //  - a long chain of small elementwise steps: grad beside the primal alone
 //    and beside the gradient derived by hand (reverse-mode overhead); the
 //    primal and the gradient also under jit.
@@ -44,18 +45,54 @@ void BM_mlp_grad_jaxcc(benchmark::State& state) {
   }
 }
 
-// The same gradient derived by hand: softmax cross-entropy's dlogits is
+// The same gradient under jit: traced once, replayed as a plan.
+void BM_mlp_grad_jit(benchmark::State& state) {
+  auto const& p = problem();
+  Params params{p.w1, p.b1, p.w2, p.b2};
+  auto g = jaxcc::jit(jaxcc::grad(mlp_loss));
+  for (auto _ : state) {
+    auto grads = g(params, p.x, p.y);
+    benchmark::DoNotOptimize(std::get<0>(grads).data());
+  }
+}
+
+// One SGD training step: the parameters minus 0.01 times their gradient.
+Params train_step(Params const& params, Array<float> const& x, Array<float> const& y) {
+  auto const grads = jaxcc::grad(mlp_loss)(params, x, y);
+  return jaxcc::tree::map([](Array<float> const& w, Array<float> const& g) { return Array<float>(w - 0.01f * g); },
+                          params, grads);
+}
+
+void BM_mlp_train_step_jit(benchmark::State& state) {
+  auto const& p = problem();
+  Params params{p.w1, p.b1, p.w2, p.b2};
+  auto step = jaxcc::jit(train_step);
+  for (auto _ : state) {
+    params = step(params, p.x, p.y);
+    benchmark::DoNotOptimize(std::get<0>(params).data());
+  }
+}
+
+// The same MLP by hand in Eigen: softmax cross-entropy's dlogits is
 // (softmax - y) / batch, then back through the two layers.
-void BM_mlp_grad_eigen_by_hand(benchmark::State& state) {
+struct EigenMlp {
   using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using V = Eigen::RowVectorXf;
-  auto const& p = problem();
-  M w1 = Eigen::Map<M const>(p.w1.data(), n_in, n_hidden), w2 = Eigen::Map<M const>(p.w2.data(), n_hidden, n_out);
-  V b1 = Eigen::Map<V const>(p.b1.data(), n_hidden), b2 = Eigen::Map<V const>(p.b2.data(), n_out);
-  M x = Eigen::Map<M const>(p.x.data(), batch, n_in), y = Eigen::Map<M const>(p.y.data(), batch, n_out);
-  M h(batch, n_hidden), z(batch, n_out), dz(batch, n_out), dh(batch, n_hidden), dw1(n_in, n_hidden), dw2(n_hidden, n_out);
-  V db1(n_hidden), db2(n_out);
-  for (auto _ : state) {
+  M w1, w2, x, y;
+  V b1, b2;
+  M h{batch, n_hidden}, z{batch, n_out}, dz{batch, n_out}, dh{batch, n_hidden}, dw1{n_in, n_hidden}, dw2{n_hidden, n_out};
+  V db1{n_hidden}, db2{n_out};
+
+  EigenMlp() {
+    auto const& p = problem();
+    w1 = Eigen::Map<M const>(p.w1.data(), n_in, n_hidden);
+    w2 = Eigen::Map<M const>(p.w2.data(), n_hidden, n_out);
+    b1 = Eigen::Map<V const>(p.b1.data(), n_hidden);
+    b2 = Eigen::Map<V const>(p.b2.data(), n_out);
+    x = Eigen::Map<M const>(p.x.data(), batch, n_in);
+    y = Eigen::Map<M const>(p.y.data(), batch, n_out);
+  }
+  void gradients() {
     h.noalias() = x * w1;
     h = (h.rowwise() + b1).array().tanh().matrix();
     z.noalias() = h * w2;
@@ -71,8 +108,30 @@ void BM_mlp_grad_eigen_by_hand(benchmark::State& state) {
     dh = (dh.array() * (1.f - h.array().square())).matrix();
     dw1.noalias() = x.transpose() * dh;
     db1 = dh.colwise().sum();
-    benchmark::DoNotOptimize(dw1.data());
-    benchmark::DoNotOptimize(db1.data());
+  }
+  void sgd_step() {
+    gradients();
+    w1 -= 0.01f * dw1;
+    b1 -= 0.01f * db1;
+    w2 -= 0.01f * dw2;
+    b2 -= 0.01f * db2;
+  }
+};
+
+void BM_mlp_grad_eigen_by_hand(benchmark::State& state) {
+  EigenMlp mlp;
+  for (auto _ : state) {
+    mlp.gradients();
+    benchmark::DoNotOptimize(mlp.dw1.data());
+    benchmark::DoNotOptimize(mlp.db1.data());
+  }
+}
+
+void BM_mlp_train_step_eigen_by_hand(benchmark::State& state) {
+  EigenMlp mlp;
+  for (auto _ : state) {
+    mlp.sgd_step();
+    benchmark::DoNotOptimize(mlp.w1.data());
   }
 }
 
@@ -128,7 +187,10 @@ void BM_chain_grad_by_hand(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_mlp_grad_jaxcc)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_mlp_grad_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_mlp_grad_eigen_by_hand)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_mlp_train_step_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_mlp_train_step_eigen_by_hand)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_chain_primal)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_chain_grad_jaxcc)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_chain_primal_jit)->Unit(benchmark::kMicrosecond)->UseRealTime();
