@@ -121,6 +121,44 @@ TEST_CASE("shared subexpressions: one node, gradient linear in graph size", "[vj
   REQUIRE(g.item() == Catch::Approx(d).epsilon(1e-10));
 }
 
+TEST_CASE("reverse mode forms no cotangent for inputs not asked for", "[vjp][dag]") {
+  // out = sum(dot(a, b)) + sum(a * c). Asking for a's cotangent only, b's
+  // and c's stay empty: dot_general's transpose for b and the region's loop
+  // for c never run (JAX's UndefinedPrimal). By hand, d out / d a = b on
+  // each row + c; d out / d b = the column sums of a; d out / d c = a.
+  namespace graph = jaxcc::graph;
+  auto const a_value = jaxcc_test::smooth({2, 3}), b_value = jaxcc_test::smooth({3}, 0.5, 1.0),
+             c_value = jaxcc_test::smooth({2, 3}, 0.3, -0.7);
+  graph::Trace trace;
+  Array<double> out;
+  {
+    graph::ScopedTrace scope(trace);
+    auto const a = trace.add_input<double>({2, 3});
+    auto const b = trace.add_input<double>({3});
+    auto const c = trace.add_input<double>({2, 3});
+    out = Array<double>(jnp::sum(jnp::dot(a, b)) + jnp::sum(Array<double>(a * c)));
+  }
+  std::vector<jaxcc::AnyArray> const inputs{a_value, b_value, c_value};
+  auto const env = graph::evaluate(trace, inputs);
+  auto const seed = [&] {
+    std::vector<graph::MaybeArray> s(trace.var_count());
+    s[graph::var_of(out)->id] = jaxcc::AnyArray(jnp::array(1.0));
+    return s;
+  };
+  std::uint8_t const only_a[] = {1, 0, 0};
+  auto const cts = graph::backward(trace, env, seed(), graph::Wanted(only_a));
+  REQUIRE(cts[0].has_value());
+  REQUIRE(!cts[1].has_value());
+  REQUIRE(!cts[2].has_value());
+  REQUIRE_THAT(cts[0]->as<double>(), AllClose(Array<double>(jnp::broadcast_to(b_value, {2, 3}) + c_value), 1e-14));
+
+  auto const all = graph::backward(trace, env, seed());
+  REQUIRE(all[1].has_value());
+  REQUIRE(all[2].has_value());
+  REQUIRE_THAT(all[1]->as<double>(), AllClose(jnp::sum(a_value, 0), 1e-14));
+  REQUIRE_THAT(all[2]->as<double>(), AllClose(a_value, 1e-14));
+}
+
 TEST_CASE("x*a + x*b and a repeated subexpression differentiate correctly", "[vjp][grad][dag]") {
   auto x = jnp::array(1.5);
   REQUIRE(jaxcc::grad([](Array<double> v) { return Array<double>(v * 2.0 + v * 7.0); })(x).item() == 9.0);

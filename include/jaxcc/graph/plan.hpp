@@ -66,14 +66,32 @@ class FusedRun {
 
   /// `scratch_slots`: how many tile buffers the members' scratch refs use
   /// (a slot is reused once the value in it has been read for the last time).
-  FusedRun(Shape shape, std::vector<Member> members, std::size_t scratch_slots, std::vector<DType> outputs)
-      : shape_(std::move(shape)), members_(std::move(members)), scratch_slots_(scratch_slots), outputs_(std::move(outputs)) {}
+  /// `donor[k]`: an input (donated, of output k's dtype and shape, read by no
+  /// member after the one that writes output k) whose buffer output k may
+  /// take, or -1.
+  FusedRun(Shape shape, std::vector<Member> members, std::size_t scratch_slots, std::vector<DType> outputs,
+           std::vector<std::int32_t> donor)
+      : shape_(std::move(shape)), scratch_slots_(scratch_slots), outputs_(std::move(outputs)), donor_(std::move(donor)) {
+    for (auto const& m : members) {
+      primitives_.push_back(m.primitive);
+      first_.push_back(refs_.size());
+      refs_.insert(refs_.end(), m.operands.begin(), m.operands.end());
+      refs_.push_back(m.result);
+    }
+    first_.push_back(refs_.size());
+  }
 
   std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
     std::vector<AnyArray> out;
     std::vector<void*> out_data;
-    for (auto dtype : outputs_) {
-      auto [array, data] = allocate_any(dtype, shape_);
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      if (donor_[k] >= 0 && reusable(inputs, static_cast<std::size_t>(donor_[k]))) {
+        auto const& in = inputs[static_cast<std::size_t>(donor_[k])];
+        out.push_back(in);
+        out_data.push_back(const_cast<void*>(data_of(in)));
+        continue;
+      }
+      auto [array, data] = allocate_any(outputs_[k], shape_);
       out.push_back(std::move(array));
       out_data.push_back(data);
     }
@@ -93,46 +111,35 @@ class FusedRun {
     parallel_chunks(n, tile, [&](std::int64_t lo, std::int64_t hi) {
       thread_local std::vector<double> scratch;  // 8-byte elements fit every dtype
       scratch.resize(std::max(scratch.size(), static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(scratch_slots_))));
-      // Where each member's operands and result are at element 0, and how
-      // many bytes they move per element of the run (0: a scalar or scratch).
-      // Operand slots of member m: [first[m], first[m + 1]); its result last.
-      std::vector<char const*> base;
-      std::vector<std::int64_t> advance, steps;
-      std::vector<std::size_t> first;
-      auto const place = [&](Ref r) {
+      // Where each ref is at element 0, and how many bytes it moves per
+      // element of the run (0: a scalar or scratch).
+      std::vector<char const*> base(refs_.size());
+      std::vector<std::int64_t> advance(refs_.size(), 0), steps(refs_.size(), 1);
+      for (std::size_t j = 0; j < refs_.size(); ++j) {
+        auto const r = refs_[j];
         switch (r.place) {
-          case Place::input: {
-            auto const size = static_cast<std::int64_t>(item_size(inputs[r.index].dtype()));
-            base.push_back(static_cast<char const*>(in_data[r.index]));
-            advance.push_back(in_dense[r.index] ? size : 0);
-            steps.push_back(in_dense[r.index] ? 1 : 0);
-            return;
-          }
+          case Place::input:
+            base[j] = static_cast<char const*>(in_data[r.index]);
+            if (in_dense[r.index]) advance[j] = static_cast<std::int64_t>(item_size(inputs[r.index].dtype()));
+            else steps[j] = 0;
+            break;
           case Place::scratch:
-            base.push_back(reinterpret_cast<char const*>(scratch.data() + scratch_offset + r.index * slot_stride));
-            advance.push_back(0);
+            base[j] = reinterpret_cast<char const*>(scratch.data() + scratch_offset + r.index * slot_stride);
             break;
           case Place::output:
-            base.push_back(static_cast<char const*>(out_data[r.index]));
-            advance.push_back(static_cast<std::int64_t>(item_size(outputs_[r.index])));
+            base[j] = static_cast<char const*>(out_data[r.index]);
+            advance[j] = static_cast<std::int64_t>(item_size(outputs_[r.index]));
             break;
         }
-        steps.push_back(1);
-      };
-      for (auto const& m : members_) {
-        first.push_back(base.size());
-        for (auto r : m.operands) place(r);
-        place(m.result);
       }
-      first.push_back(base.size());
       std::vector<void const*> ptrs(base.size());
       for (std::int64_t start = lo; start < hi; start += tile) {
         auto const count = std::min<std::int64_t>(tile, hi - start);
         for (std::size_t j = 0; j < base.size(); ++j) ptrs[j] = base[j] + advance[j] * start;
-        for (std::size_t k = 0; k < members_.size(); ++k) {
-          auto const from = first[k], to = first[k + 1] - 1;  // operands, then the result at `to`
-          members_[k].primitive->run_row({ptrs.data() + from, to - from}, {steps.data() + from, to - from},
-                                         const_cast<void*>(ptrs[to]), count);
+        for (std::size_t k = 0; k < primitives_.size(); ++k) {
+          auto const from = first_[k], to = first_[k + 1] - 1;  // operands, then the result at `to`
+          primitives_[k]->run_row({ptrs.data() + from, to - from}, {steps.data() + from, to - from},
+                                  const_cast<void*>(ptrs[to]), count);
         }
       }
     });
@@ -147,10 +154,28 @@ class FusedRun {
   // tile loop stalls on every store.
   static constexpr std::int64_t scratch_offset = 136, slot_stride = tile + 40;
 
+  /// A donated input's buffer can hold an output if it is dense and no
+  /// other input reads it (the same array passed twice, or a view of it).
+  static bool reusable(std::span<AnyArray const> inputs, std::size_t donor) {
+    auto const buffer_of = [](AnyArray const& a) {
+      return a.visit([](auto const& x) { return ArrayAccess::impl(x).buffer.get(); });
+    };
+    auto const& in = inputs[donor];
+    if (!contiguous(in) || broadcast_scalar(in)) return false;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (i != donor && buffer_of(inputs[i]) == buffer_of(in)) return false;
+    return true;
+  }
+
   Shape shape_;
-  std::vector<Member> members_;
+  // Member k applies primitives_[k] to refs_[first_[k] .. first_[k + 1] - 2],
+  // writing refs_[first_[k + 1] - 1].
+  std::vector<graph::PrimitiveBase const*> primitives_;
+  std::vector<Ref> refs_;
+  std::vector<std::size_t> first_;
   std::size_t scratch_slots_;
   std::vector<DType> outputs_;
+  std::vector<std::int32_t> donor_;
 };
 
 }  // namespace jaxcc::detail
@@ -159,7 +184,10 @@ namespace jaxcc::graph {
 
 class Plan {
  public:
-  explicit Plan(Program program) : program_(std::move(program)) {
+  /// `donated[i]`: program input i's buffer may be taken for an output
+  /// (jit's donate_argnums); empty: none.
+  explicit Plan(Program program, std::vector<std::uint8_t> donated = {})
+      : program_(std::move(program)), donated_(std::move(donated)) {
     auto const& trace = *program_.trace;
     auto const& eqs = trace.equations;
     // Who reads each value: the index of its last reader, and whether
@@ -173,7 +201,7 @@ class Plan {
 
     for (std::size_t s = 0; s < eqs.size();) {
       auto const end = run_end(s);
-      if (end - s >= 2) add_fused_run(s, end, last_use, is_output);
+      if (end > s) add_fused_run(s, end, last_use, is_output);
       else add_step(eqs[s].primitive.get(), nullptr, eqs[s].inputs, eqs[s].outputs, s);
       s = std::max(end, s + 1);
     }
@@ -248,6 +276,22 @@ class Plan {
     steps_.push_back(std::move(step));
   }
 
+  /// The run input whose buffer the output `out`, written by equation `s`,
+  /// may take: a donated program input of its dtype and shape that nothing
+  /// reads after `s` and no other output took; -1 if none.
+  std::int32_t donor_for(Var const& out, std::size_t s, std::vector<VarPtr> const& inputs,
+                         std::vector<std::size_t> const& last_use, std::vector<std::uint8_t> const& is_output,
+                         std::size_t end, std::vector<std::int32_t> const& taken) const {
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      auto const& v = *inputs[k];
+      bool const fits = v.dtype == out.dtype && v.shape == out.shape && donated(v) && !is_output[v.id] &&
+                        last_use[v.id] <= s && last_use[v.id] < end;
+      if (fits && std::find(taken.begin(), taken.end(), static_cast<std::int32_t>(k)) == taken.end())
+        return static_cast<std::int32_t>(k);
+    }
+    return -1;
+  }
+
   void add_fused_run(std::size_t first, std::size_t end, std::vector<std::size_t> const& last_use,
                      std::vector<std::uint8_t> const& is_output) {
     using Run = detail::FusedRun;
@@ -257,6 +301,7 @@ class Plan {
     std::vector<DType> output_dtypes;
     std::vector<Run::Member> members;
     std::vector<std::uint32_t> free_slots;
+    std::vector<std::int32_t> donor;
     std::vector<std::uint8_t> released(program_.trace->var_count(), 0);
     std::uint32_t slots = 0;
     for (std::size_t s = first; s < end; ++s) {
@@ -284,6 +329,7 @@ class Plan {
         m.result = {Run::Place::output, static_cast<std::uint32_t>(outputs.size())};
         outputs.push_back(out);
         output_dtypes.push_back(out->dtype);
+        donor.push_back(donor_for(*out, s, inputs, last_use, is_output, end, donor));
       } else if (!free_slots.empty()) {
         m.result = {Run::Place::scratch, free_slots.back()};
         free_slots.pop_back();
@@ -294,11 +340,20 @@ class Plan {
       members.push_back(std::move(m));
     }
     auto run = std::make_shared<Run const>(eqs[first].outputs[0]->shape, std::move(members), slots,
-                                           std::move(output_dtypes));
+                                           std::move(output_dtypes), std::move(donor));
     add_step(nullptr, std::move(run), inputs, outputs, end - 1);
   }
 
+  /// The program input `v` is, if it is a donated one.
+  bool donated(Var const& v) const {
+    auto const& inputs = program_.trace->inputs;
+    for (std::size_t i = 0; i < donated_.size() && i < inputs.size(); ++i)
+      if (donated_[i] && inputs[i]->id == v.id) return true;
+    return false;
+  }
+
   Program program_;
+  std::vector<std::uint8_t> donated_;
   std::vector<Step> steps_;
 };
 

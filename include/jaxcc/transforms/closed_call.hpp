@@ -6,6 +6,7 @@
 // program — so grad(jit(f)), vmap(jit(f)) and jit(jit(f)) need no more.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -20,9 +21,10 @@ namespace jaxcc::detail {
 
 class ClosedCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ClosedCall> {
  public:
-  /// `name` is what make_jaxpr prints: "jit", "checkpoint".
-  ClosedCall(std::string_view name, graph::Program program)
-      : name_(name), plan_(std::move(program)), out_avals_(output_avals(plan_.program())) {}
+  /// `name` is what make_jaxpr prints: "jit", "checkpoint". `donated[i]`:
+  /// input i's buffer may hold an output when run concretely.
+  ClosedCall(std::string_view name, graph::Program program, std::vector<std::uint8_t> donated = {})
+      : name_(name), plan_(std::move(program), std::move(donated)), out_avals_(output_avals(plan_.program())) {}
   std::string_view name() const override { return name_; }
   std::string params_string() const override { return {}; }
   graph::Program const* subprogram() const override { return &plan_.program(); }

@@ -54,6 +54,19 @@ struct static_argnums_t {
 template <std::size_t... I>
 inline constexpr static_argnums_t<I...> static_argnums{};
 
+/// Which positional arguments' buffers jit may reuse for outputs (JAX's
+/// donate_argnums): after the call, a donated argument's values are
+/// unspecified, as a donated JAX array is deleted. An array leaf is reused
+/// when an output of its dtype and shape is computed elementwise after its
+/// last read; otherwise donation has no effect.
+template <std::size_t... I>
+struct donate_argnums_t {
+  static constexpr bool contains(std::size_t i) { return ((i == I) || ...); }
+  static constexpr std::size_t end() { return std::max({std::size_t{0}, (I + 1)...}); }
+};
+template <std::size_t... I>
+inline constexpr donate_argnums_t<I...> donate_argnums{};
+
 namespace config {
 /// Log why jit traces again (jax_explain_cache_misses) to std::cerr.
 /// Initially on when the environment sets JAXCC_EXPLAIN_CACHE_MISSES=1.
@@ -79,6 +92,23 @@ template <class T>
 struct is_static_argnums : std::false_type {};
 template <std::size_t... I>
 struct is_static_argnums<static_argnums_t<I...>> : std::true_type {};
+template <class T>
+struct is_donate_argnums : std::false_type {};
+template <std::size_t... I>
+struct is_donate_argnums<donate_argnums_t<I...>> : std::true_type {};
+
+/// The option of kind Is among Options, or Default.
+template <template <class> class Is, class Default, class... Options>
+struct find_option {
+  using type = Default;
+};
+template <template <class> class Is, class Default, class First, class... Rest>
+struct find_option<Is, Default, First, Rest...> {
+  using type = std::conditional_t<Is<First>::value, First, typename find_option<Is, Default, Rest...>::type>;
+};
+
+template <class Option>
+concept JitOption = is_static_argnums<Option>::value || is_donate_argnums<Option>::value;
 
 /// A static argument's value, erased.
 class StaticValue {
@@ -261,7 +291,7 @@ class JitCache {
 
 /// The result of jaxcc::jit: call it like f; `cache_size()` counts the
 /// signatures traced so far. Copies share one cache.
-template <class F, class Statics = static_argnums_t<>>
+template <class F, class Statics = static_argnums_t<>, class Donated = donate_argnums_t<>>
 class Jitted {
  public:
   explicit Jitted(F f) : f_(std::move(f)), cache_(std::make_shared<detail::JitCache>()) {}
@@ -280,6 +310,8 @@ class Jitted {
   auto call(Args const&... args) const {
     static_assert(Statics::end() <= sizeof...(Args),
                   "Jitted function has static_argnums beyond its positional arguments");
+    static_assert(Donated::end() <= sizeof...(Args),
+                  "Jitted function has donate_argnums beyond its positional arguments");
     auto key = key_of(args...);
     auto entry = cache_->find(key);
     using Flat = detail::FlatCall<F, Args...>;
@@ -293,7 +325,7 @@ class Jitted {
       std::vector<AnyArray> closure;
       auto program = graph::trace_program(flat, avals, closure);
       graph::optimize(program);
-      auto call = std::make_shared<detail::ClosedCall const>("jit", std::move(program));
+      auto call = std::make_shared<detail::ClosedCall const>("jit", std::move(program), donated_leaves(args...));
       auto made = std::make_shared<Entry const>(std::move(call), flat.output());
       if (!closure.empty()) {
         // f read values traced by an enclosing transform: this program
@@ -305,6 +337,16 @@ class Jitted {
     }
     auto const& typed = static_cast<Entry const&>(*entry);
     return unflatten(typed, typed.call->evaluate(operands));
+  }
+
+  /// For each array leaf of the arguments, in order: whether it is donated.
+  template <class... Args>
+  static std::vector<std::uint8_t> donated_leaves(Args const&... args) {
+    std::vector<std::uint8_t> out;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (out.insert(out.end(), detail::array_leaves(args).size(), Donated::contains(I) ? 1 : 0), ...);
+    }(std::index_sequence_for<Args...>{});
+    return out;
   }
 
   /// An expression argument is passed as its Array.
@@ -378,12 +420,15 @@ class Jitted {
 };
 
 /// `f` traced once per signature into an optimized, cached plan
-/// (jax.jit). Options: `jaxcc::static_argnums<I...>`.
-template <class F, class... Options>
-  requires(detail::is_static_argnums<Options>::value && ...) && (sizeof...(Options) <= 1)
+/// (jax.jit). Options, in any order: `jaxcc::static_argnums<...>`,
+/// `jaxcc::donate_argnums<...>`.
+template <class F, detail::JitOption... Options>
+  requires((detail::is_static_argnums<Options>::value + ... + 0) <= 1 &&
+           (detail::is_donate_argnums<Options>::value + ... + 0) <= 1)
 auto jit(F f, Options...) {
-  if constexpr (sizeof...(Options) == 0) return Jitted<F>(std::move(f));
-  else return Jitted<F, Options...>(std::move(f));
+  using Statics = typename detail::find_option<detail::is_static_argnums, static_argnums_t<>, Options...>::type;
+  using Donated = typename detail::find_option<detail::is_donate_argnums, donate_argnums_t<>, Options...>::type;
+  return Jitted<F, Statics, Donated>(std::move(f));
 }
 
 }  // namespace jaxcc
