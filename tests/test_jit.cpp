@@ -225,6 +225,24 @@ TEST_CASE("make_jaxpr shows the optimized program of a jitted function", "[jit][
           "  in (b,) }");
 }
 
+TEST_CASE("jit drops layout operations that change nothing", "[jit][cse]") {
+  // A transpose by (0, 1) and a reshape to the same shape return their
+  // operand; the transpose by (1, 0) of a square matrix does not.
+  auto const f = [](Array<float> x) {
+    auto const same = lax::reshape(lax::transpose(x, {0, 1}), {3, 3});
+    return Array<float>(same * 2.0f + lax::transpose(x, {1, 0}));
+  };
+  auto const x = smooth({3, 3}).astype<float>();
+  auto const plain = jaxpr_of(f, x);
+  REQUIRE(count(plain, "transpose[permutation=(0, 1)]") == 1);
+  REQUIRE(count(plain, "reshape") == 1);
+  auto const jitted = jaxpr_of(jaxcc::jit(f), x);
+  REQUIRE(count(jitted, "transpose[permutation=(0, 1)]") == 0);
+  REQUIRE(count(jitted, "reshape") == 0);
+  REQUIRE(count(jitted, "transpose[permutation=(1, 0)]") == 1);
+  REQUIRE(mismatch(jaxcc::jit(f)(x), f(x)) == "");
+}
+
 TEST_CASE("CSE merges equal constants and equal applications only", "[jit][cse]") {
   // sum(x, 0) is written twice (so then are the sums of it); sum(x, 1) has
   // other parameters and stays apart. Two captured one-element constants of

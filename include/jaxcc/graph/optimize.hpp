@@ -1,8 +1,9 @@
 // Rewrites of a closed program that jit applies before it caches a plan:
 // common-subexpression elimination (equal applications of a primitive to
-// the same inputs, and equal one-element constants, become one) and
-// dead-code elimination (equations no output depends on are dropped). Both
-// ask only PrimitiveBase::same_as; nothing here knows any primitive.
+// the same inputs, and equal one-element constants, become one; an identity
+// such as a transpose by (0, 1) becomes its operand) and dead-code
+// elimination (equations no output depends on are dropped). They ask only
+// PrimitiveBase::same_as and is_identity; nothing here knows any primitive.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,8 @@ class Substitution {
 namespace jaxcc::graph {
 
 /// Merge equal constants and equal equations (same_as, same inputs) into
-/// their first occurrence.
+/// their first occurrence, and drop identities (is_identity) for their
+/// operand.
 inline void eliminate_common_subexpressions(Program& p) {
   auto& trace = *p.trace;
   detail::Substitution subst(trace.var_count());
@@ -67,8 +69,16 @@ inline void eliminate_common_subexpressions(Program& p) {
   // with earlier ones that read the same first value.
   std::unordered_multimap<std::uint64_t, std::size_t> by_first_input;
   std::vector<Equation> kept;
+  std::vector<Shape> shapes;
   for (auto& eq : trace.equations) {
     for (auto& in : eq.inputs) in = subst(in);
+    shapes.clear();
+    for (auto const& in : eq.inputs) shapes.push_back(in->shape);
+    if (eq.outputs.size() == 1 && eq.inputs.size() == 1 && eq.inputs[0]->dtype == eq.outputs[0]->dtype &&
+        eq.primitive->is_identity(shapes)) {
+      subst.replace(*eq.outputs[0], eq.inputs[0]);
+      continue;
+    }
     std::uint64_t const key = eq.inputs.empty() ? ~std::uint64_t{0} : eq.inputs[0]->id;
     Equation const* same = nullptr;
     auto [first, last] = by_first_input.equal_range(key);

@@ -16,6 +16,9 @@
 //   batch(params, axis, dims, operands...)     -> {output, its BatchDim} (vmap;
 //                                                 dims: one per operand array)
 //   params_string(params)                      -> `axes=(0,)` for make_jaxpr
+//   is_identity(params, operand_shape)         -> layout primitives: whether
+//                                                 this returns its operand
+//                                                 unchanged (jit drops it)
 //   run_row(params, operands, steps, out, n)   -> elementwise primitives: n
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
@@ -208,6 +211,13 @@ class PrimitiveOf final : public PrimitiveBase {
     }
   }
 
+  bool is_identity(std::span<Shape const> operand_shapes) const override {
+    if constexpr (requires(Shape const& s) { P::is_identity(params_, s); }) {
+      return operand_shapes.size() == 1 && P::is_identity(params_, operand_shapes[0]);
+    } else {
+      return false;
+    }
+  }
   bool is_elementwise() const override { return has_run_row(); }
   void run_row(std::span<void const* const> operands, std::span<std::int64_t const> steps, void* out,
                std::int64_t count) const override {

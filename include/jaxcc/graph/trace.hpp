@@ -71,6 +71,10 @@ class PrimitiveBase {
   /// with equal parameters (jit's CSE merges such applications to the same
   /// inputs). No by default: a primitive whose parameters can't be compared.
   virtual bool same_as(PrimitiveBase const& /*other*/) const { return false; }
+  /// Whether this application returns its one operand unchanged (a
+  /// transpose by the identity permutation, a reshape to the operand's own
+  /// shape): jit's optimizer drops it. No by default.
+  virtual bool is_identity(std::span<Shape const> /*operand_shapes*/) const { return false; }
   /// Whether the result at each index depends only on the operands at that
   /// index (operands of the result's shape, or of one element): then jit
   /// runs runs of such equations tile by tile, with no buffers between them.

@@ -30,6 +30,12 @@ struct broadcast_in_dim_p {
     friend bool operator==(Params const&, Params const&) = default;
   };
 
+  static bool is_identity(Params const& p, Shape const& operand) {
+    for (std::size_t i = 0; i < p.broadcast_dimensions.size(); ++i)
+      if (p.broadcast_dimensions[i] != static_cast<std::int64_t>(i)) return false;
+    return p.shape == operand;
+  }
+
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {
     using detail::throw_error;

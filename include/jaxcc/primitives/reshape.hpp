@@ -19,6 +19,8 @@ struct reshape_p {
     friend bool operator==(Params const&, Params const&) = default;
   };
 
+  static bool is_identity(Params const& p, Shape const& operand) { return p.new_sizes == operand; }
+
   // Messages as jnp.reshape's (jax/_src/numpy/array_methods.py).
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {

@@ -27,6 +27,8 @@ struct squeeze_p {
     friend bool operator==(Params const&, Params const&) = default;
   };
 
+  static bool is_identity(Params const& p, Shape const&) { return p.dimensions.empty(); }
+
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {
     auto const& dims = p.dimensions;

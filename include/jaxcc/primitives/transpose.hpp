@@ -17,6 +17,12 @@ struct transpose_p {
     friend bool operator==(Params const&, Params const&) = default;
   };
 
+  static bool is_identity(Params const& p, Shape const&) {
+    for (std::size_t i = 0; i < p.permutation.size(); ++i)
+      if (p.permutation[i] != static_cast<std::int64_t>(i)) return false;
+    return true;
+  }
+
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {
     auto const rank = x.ndim();
