@@ -190,8 +190,8 @@ class Plan {
       : program_(std::move(program)), donated_(std::move(donated)) {
     auto const& trace = *program_.trace;
     auto const& eqs = trace.equations;
-    // Who reads each value: the index of its last reader, and whether
-    // anything but the elementwise run [first, last] reads it.
+    // Each value's last reader (an equation index), and whether it is one
+    // of the program's outputs (never released).
     std::vector<std::size_t> last_use(trace.var_count(), 0);
     std::vector<std::uint8_t> is_output(trace.var_count(), 0);
     for (std::size_t s = 0; s < eqs.size(); ++s)
