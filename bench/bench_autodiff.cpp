@@ -16,17 +16,9 @@
 
 #include "mlp_problem.hpp"
 
-namespace jnp = jaxcc::numpy;
-using jaxcc::Array;
-
 namespace {
 
-using bench_mlp::batch;
-using bench_mlp::n_hidden;
-using bench_mlp::n_in;
-using bench_mlp::n_out;
-using bench_mlp::Params;
-using bench_mlp::problem;
+using namespace bench_mlp;  // the problem, its sizes, jnp and Array
 
 Array<float> mlp_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
   auto const& [w1, b1, w2, b2] = params;
@@ -73,39 +65,18 @@ void BM_mlp_train_step_jit(benchmark::State& state) {
   }
 }
 
-// The same MLP by hand in Eigen: softmax cross-entropy's dlogits is
-// (softmax - y) / batch, then back through the two layers.
-struct EigenMlp {
-  using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using V = Eigen::RowVectorXf;
-  M w1, w2, x, y;
-  V b1, b2;
-  M h{batch, n_hidden}, z{batch, n_out}, dz{batch, n_out}, dh{batch, n_hidden}, dw1{n_in, n_hidden}, dw2{n_hidden, n_out};
+// The batch-mean loss's gradient by hand: dlogits is (softmax - y) / batch,
+// then back through the two layers.
+struct EigenMlpGradient : bench_mlp::EigenMlp {
+  M dw1{n_in, n_hidden}, dw2{n_hidden, n_out};
   V db1{n_hidden}, db2{n_out};
 
-  EigenMlp() {
-    auto const& p = problem();
-    w1 = Eigen::Map<M const>(p.w1.data(), n_in, n_hidden);
-    w2 = Eigen::Map<M const>(p.w2.data(), n_hidden, n_out);
-    b1 = Eigen::Map<V const>(p.b1.data(), n_hidden);
-    b2 = Eigen::Map<V const>(p.b2.data(), n_out);
-    x = Eigen::Map<M const>(p.x.data(), batch, n_in);
-    y = Eigen::Map<M const>(p.y.data(), batch, n_out);
-  }
   void gradients() {
-    h.noalias() = x * w1;
-    h = (h.rowwise() + b1).array().tanh().matrix();
-    z.noalias() = h * w2;
-    z.rowwise() += b2;
-    Eigen::VectorXf m = z.rowwise().maxCoeff();
-    dz = (z.colwise() - m).array().exp().matrix();
-    Eigen::VectorXf s = dz.rowwise().sum();
-    dz = (dz.array().colwise() / s.array()).matrix();
-    dz = (dz - y) / static_cast<float>(batch);
+    forward_to_logits_cotangent();
+    dz /= static_cast<float>(batch);
     dw2.noalias() = h.transpose() * dz;
     db2 = dz.colwise().sum();
-    dh.noalias() = dz * w2.transpose();
-    dh = (dh.array() * (1.f - h.array().square())).matrix();
+    back_to_hidden();
     dw1.noalias() = x.transpose() * dh;
     db1 = dh.colwise().sum();
   }
@@ -119,7 +90,7 @@ struct EigenMlp {
 };
 
 void BM_mlp_grad_eigen_by_hand(benchmark::State& state) {
-  EigenMlp mlp;
+  EigenMlpGradient mlp;
   for (auto _ : state) {
     mlp.gradients();
     benchmark::DoNotOptimize(mlp.dw1.data());
@@ -128,7 +99,7 @@ void BM_mlp_grad_eigen_by_hand(benchmark::State& state) {
 }
 
 void BM_mlp_train_step_eigen_by_hand(benchmark::State& state) {
-  EigenMlp mlp;
+  EigenMlpGradient mlp;
   for (auto _ : state) {
     mlp.sgd_step();
     benchmark::DoNotOptimize(mlp.w1.data());

@@ -18,17 +18,9 @@
 
 #include "mlp_problem.hpp"
 
-namespace jnp = jaxcc::numpy;
-using jaxcc::Array;
-
 namespace {
 
-using bench_mlp::batch;
-using bench_mlp::n_hidden;
-using bench_mlp::n_in;
-using bench_mlp::n_out;
-using bench_mlp::Params;
-using bench_mlp::problem;
+using namespace bench_mlp;  // the problem, its sizes, jnp and Array
 
 // One example: x (784,), y (10,) one-hot.
 Array<float> example_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
@@ -38,24 +30,23 @@ Array<float> example_loss(Params const& params, Array<float> const& x, Array<flo
   return -jnp::sum(y * jaxcc::nn::log_softmax(logits, -1));
 }
 
-void BM_per_example_grads_vmap(benchmark::State& state) {
+// Per-example gradients by `per_example` (vmap of grad, or jit of it).
+template <class PerExample>
+void run_per_example(benchmark::State& state, PerExample const& per_example) {
   auto const& p = problem();
   Params const params{p.w1, p.b1, p.w2, p.b2};
-  auto const per_example = jaxcc::vmap(jaxcc::grad(example_loss), jaxcc::in_axes(jaxcc::none, 0, 0));
   for (auto _ : state) {
     auto grads = per_example(params, p.x, p.y);
     benchmark::DoNotOptimize(std::get<0>(grads).data());
   }
 }
 
+void BM_per_example_grads_vmap(benchmark::State& state) {
+  run_per_example(state, jaxcc::vmap(jaxcc::grad(example_loss), jaxcc::in_axes(jaxcc::none, 0, 0)));
+}
+
 void BM_per_example_grads_jit_vmap(benchmark::State& state) {
-  auto const& p = problem();
-  Params const params{p.w1, p.b1, p.w2, p.b2};
-  auto const per_example = jaxcc::jit(jaxcc::vmap(jaxcc::grad(example_loss), jaxcc::in_axes(jaxcc::none, 0, 0)));
-  for (auto _ : state) {
-    auto grads = per_example(params, p.x, p.y);
-    benchmark::DoNotOptimize(std::get<0>(grads).data());
-  }
+  run_per_example(state, jaxcc::jit(jaxcc::vmap(jaxcc::grad(example_loss), jaxcc::in_axes(jaxcc::none, 0, 0))));
 }
 
 void BM_per_example_grads_loop_of_grad(benchmark::State& state) {
@@ -81,32 +72,19 @@ void BM_per_example_grads_loop_of_grad(benchmark::State& state) {
 // By hand: dlogits = softmax - y per example, back through both layers;
 // each example's weight gradients are outer products (dw1_i = x_i ⊗ dh_i).
 void BM_per_example_grads_eigen_by_hand(benchmark::State& state) {
-  using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using V = Eigen::RowVectorXf;
-  auto const& p = problem();
-  M w1 = Eigen::Map<M const>(p.w1.data(), n_in, n_hidden), w2 = Eigen::Map<M const>(p.w2.data(), n_hidden, n_out);
-  V b1 = Eigen::Map<V const>(p.b1.data(), n_hidden), b2 = Eigen::Map<V const>(p.b2.data(), n_out);
-  M x = Eigen::Map<M const>(p.x.data(), batch, n_in), y = Eigen::Map<M const>(p.y.data(), batch, n_out);
-  M h(batch, n_hidden), z(batch, n_out), dz(batch, n_out), dh(batch, n_hidden);
+  using M = EigenMlp::M;
+  EigenMlp mlp;
   std::vector<float> dw1(static_cast<std::size_t>(batch * n_in * n_hidden)), dw2(static_cast<std::size_t>(batch * n_hidden * n_out));
   for (auto _ : state) {
-    h.noalias() = x * w1;
-    h = (h.rowwise() + b1).array().tanh().matrix();
-    z.noalias() = h * w2;
-    z.rowwise() += b2;
-    Eigen::VectorXf m = z.rowwise().maxCoeff();
-    dz = (z.colwise() - m).array().exp().matrix();
-    Eigen::VectorXf s = dz.rowwise().sum();
-    dz = (dz.array().colwise() / s.array()).matrix() - y;  // db2, per example
-    dh.noalias() = dz * w2.transpose();
-    dh = (dh.array() * (1.f - h.array().square())).matrix();  // db1, per example
+    mlp.forward_to_logits_cotangent();  // dz: db2, per example
+    mlp.back_to_hidden();               // dh: db1, per example
     for (std::int64_t i = 0; i < batch; ++i) {
-      Eigen::Map<M>(dw1.data() + i * n_in * n_hidden, n_in, n_hidden).noalias() = x.row(i).transpose() * dh.row(i);
-      Eigen::Map<M>(dw2.data() + i * n_hidden * n_out, n_hidden, n_out).noalias() = h.row(i).transpose() * dz.row(i);
+      Eigen::Map<M>(dw1.data() + i * n_in * n_hidden, n_in, n_hidden).noalias() = mlp.x.row(i).transpose() * mlp.dh.row(i);
+      Eigen::Map<M>(dw2.data() + i * n_hidden * n_out, n_hidden, n_out).noalias() = mlp.h.row(i).transpose() * mlp.dz.row(i);
     }
     benchmark::DoNotOptimize(dw1.data());
     benchmark::DoNotOptimize(dw2.data());
-    benchmark::DoNotOptimize(dh.data());
+    benchmark::DoNotOptimize(mlp.dh.data());
   }
 }
 

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include <jaxcc/jaxcc.hpp>
 
 namespace bench_mlp {
@@ -40,5 +42,42 @@ inline Problem const& problem() {
 }
 
 using Params = std::tuple<Array<float>, Array<float>, Array<float>, Array<float>>;
+
+// The same MLP by hand in Eigen, for the baselines: the weights and the
+// batch as Eigen matrices, and the forward pass up to softmax's cotangent.
+struct EigenMlp {
+  using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using V = Eigen::RowVectorXf;
+  M w1, w2, x, y;
+  V b1, b2;
+  M h{batch, n_hidden}, z{batch, n_out}, dz{batch, n_out}, dh{batch, n_hidden};
+
+  EigenMlp() {
+    auto const& p = problem();
+    w1 = Eigen::Map<M const>(p.w1.data(), n_in, n_hidden);
+    w2 = Eigen::Map<M const>(p.w2.data(), n_hidden, n_out);
+    b1 = Eigen::Map<V const>(p.b1.data(), n_hidden);
+    b2 = Eigen::Map<V const>(p.b2.data(), n_out);
+    x = Eigen::Map<M const>(p.x.data(), batch, n_in);
+    y = Eigen::Map<M const>(p.y.data(), batch, n_out);
+  }
+  /// h = tanh(x w1 + b1), z = h w2 + b2, and each example's cotangent of
+  /// the logits for its cross-entropy loss, dz = softmax(z) - y.
+  void forward_to_logits_cotangent() {
+    h.noalias() = x * w1;
+    h = (h.rowwise() + b1).array().tanh().matrix();
+    z.noalias() = h * w2;
+    z.rowwise() += b2;
+    Eigen::VectorXf m = z.rowwise().maxCoeff();
+    dz = (z.colwise() - m).array().exp().matrix();
+    Eigen::VectorXf s = dz.rowwise().sum();
+    dz = (dz.array().colwise() / s.array()).matrix() - y;
+  }
+  /// dh from dz, back through w2 and tanh.
+  void back_to_hidden() {
+    dh.noalias() = dz * w2.transpose();
+    dh = (dh.array() * (1.f - h.array().square())).matrix();
+  }
+};
 
 }  // namespace bench_mlp

@@ -6,6 +6,7 @@
 
 #include <jaxcc/jaxcc.hpp>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,22 @@ TEST_CASE("devices are numbered from 0", "[sharding][device]") {
   REQUIRE(jaxcc::local_device_count() == jaxcc::device_count());
   for (std::size_t i = 0; i < all.size(); ++i) REQUIRE(all[i].id == static_cast<int>(i));
   REQUIRE(streamed(all[0]) == "CpuDevice(id=0)");
+}
+
+TEST_CASE("JAXCC_NUM_DEVICES sets the device count", "[sharding][device]") {
+  // devices() reads it once; the parser is asked directly here.
+  char const* before = std::getenv("JAXCC_NUM_DEVICES");
+  std::string const saved = before ? before : "";
+  ::setenv("JAXCC_NUM_DEVICES", "12", 1);
+  REQUIRE(jaxcc::detail::configured_device_count() == 12);
+  ::setenv("JAXCC_NUM_DEVICES", "0", 1);
+  REQUIRE(message_of([] { jaxcc::detail::configured_device_count(); }) ==
+          "JAXCC_NUM_DEVICES must be a positive integer, got '0'");
+  ::setenv("JAXCC_NUM_DEVICES", "8x", 1);
+  REQUIRE(message_of([] { jaxcc::detail::configured_device_count(); }) ==
+          "JAXCC_NUM_DEVICES must be a positive integer, got '8x'");
+  if (before) ::setenv("JAXCC_NUM_DEVICES", saved.c_str(), 1);
+  else ::unsetenv("JAXCC_NUM_DEVICES");
 }
 
 TEST_CASE("meshes, specs and shardings print as JAX prints them", "[sharding]") {
@@ -87,6 +104,9 @@ TEST_CASE("sharding errors are JAX's", "[sharding][errors]") {
   REQUIRE(message_of([&] { Mesh({Device{0}, Device{1}}, {2}, {"x", "y"}); }) ==
           "Mesh requires the ndim of its first argument (`devices`) to equal the length of its second argument "
           "(`axis_names`), but got devices.ndim == 1 and len(axis_names) == 2.");
+  REQUIRE(message_of([] { Mesh({Device{0}, Device{1}}, {3}, {"x"}); }) == "Mesh: 2 devices cannot be arranged in shape (3,)");
+  REQUIRE(message_of([] { mesh_of({1, 1}, {"x", "x"}); }) == "Mesh axis names must be unique, got 'x' twice");
+  REQUIRE(message_of([&] { mesh.axis_size("y"); }) == "Mesh has no axis named 'y'");
   REQUIRE(message_of([] { jaxcc::make_mesh({jaxcc::device_count() + 1}, {"x"}); }) ==
           "Number of devices " + std::to_string(jaxcc::device_count()) + " must be >= the product of mesh_shape (" +
               std::to_string(jaxcc::device_count() + 1) + ",)");

@@ -199,9 +199,12 @@ class Plan {
     for (auto const& o : program_.outputs)
       if (auto const& var = var_of(o); var && var->trace_id == trace.id()) is_output[var->id] = 1;
 
+    bool const any_donated = std::ranges::any_of(donated_, [](std::uint8_t d) { return d != 0; });
     for (std::size_t s = 0; s < eqs.size();) {
       auto const end = run_end(s);
-      if (end > s) add_fused_run(s, end, last_use, is_output);
+      // A lone elementwise equation runs as itself, unless it may write
+      // into a donated input (only a run can).
+      if (end - s >= 2 || (end > s && any_donated)) add_fused_run(s, end, last_use, is_output);
       else add_step(eqs[s].primitive.get(), nullptr, eqs[s].inputs, eqs[s].outputs, s);
       s = std::max(end, s + 1);
     }

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <concepts>
 #include <cstdint>
@@ -42,15 +41,20 @@
 
 namespace jaxcc {
 
-/// Which positional arguments jit treats as compile-time constants: their
-/// values join the cache key and f sees them as they are (not traced).
+namespace detail {
+/// A set of positional-argument indices.
 template <std::size_t... I>
-struct static_argnums_t {
-  static constexpr std::array<std::size_t, sizeof...(I)> indices{I...};
+struct ArgumentSet {
   static constexpr bool contains(std::size_t i) { return ((i == I) || ...); }
   /// One past the largest index (0 for none).
   static constexpr std::size_t end() { return std::max({std::size_t{0}, (I + 1)...}); }
 };
+}  // namespace detail
+
+/// Which positional arguments jit treats as compile-time constants: their
+/// values join the cache key and f sees them as they are (not traced).
+template <std::size_t... I>
+struct static_argnums_t : detail::ArgumentSet<I...> {};
 template <std::size_t... I>
 inline constexpr static_argnums_t<I...> static_argnums{};
 
@@ -60,10 +64,7 @@ inline constexpr static_argnums_t<I...> static_argnums{};
 /// when an output of its dtype and shape is computed elementwise after its
 /// last read; otherwise donation has no effect.
 template <std::size_t... I>
-struct donate_argnums_t {
-  static constexpr bool contains(std::size_t i) { return ((i == I) || ...); }
-  static constexpr std::size_t end() { return std::max({std::size_t{0}, (I + 1)...}); }
-};
+struct donate_argnums_t : detail::ArgumentSet<I...> {};
 template <std::size_t... I>
 inline constexpr donate_argnums_t<I...> donate_argnums{};
 
@@ -96,16 +97,6 @@ template <class T>
 struct is_donate_argnums : std::false_type {};
 template <std::size_t... I>
 struct is_donate_argnums<donate_argnums_t<I...>> : std::true_type {};
-
-/// The option of kind Is among Options, or Default.
-template <template <class> class Is, class Default, class... Options>
-struct find_option {
-  using type = Default;
-};
-template <template <class> class Is, class Default, class First, class... Rest>
-struct find_option<Is, Default, First, Rest...> {
-  using type = std::conditional_t<Is<First>::value, First, typename find_option<Is, Default, Rest...>::type>;
-};
 
 template <class Option>
 concept JitOption = is_static_argnums<Option>::value || is_donate_argnums<Option>::value;
@@ -160,10 +151,6 @@ struct JitKey {
 struct JitKeyHash {
   std::size_t operator()(JitKey const& k) const noexcept { return k.hash; }
 };
-
-inline std::size_t hash_combine(std::size_t seed, std::size_t value) noexcept {
-  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
-}
 
 template <class>
 inline constexpr bool always_false = false;

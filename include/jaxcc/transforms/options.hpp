@@ -30,15 +30,19 @@ struct is_argnums : std::false_type {};
 template <std::size_t... I>
 struct is_argnums<argnums_t<I...>> : std::true_type {};
 
+/// The first option among Options for which Is<Option> holds, or Default.
+template <template <class> class Is, class Default, class... Options>
+struct find_option {
+  using type = Default;
+};
+template <template <class> class Is, class Default, class First, class... Rest>
+struct find_option<Is, Default, First, Rest...> {
+  using type = std::conditional_t<Is<First>::value, First, typename find_option<Is, Default, Rest...>::type>;
+};
+
 /// The argnums among Options, or argnums<0>.
 template <class... Options>
-struct find_argnums {
-  using type = argnums_t<0>;
-};
-template <class First, class... Rest>
-struct find_argnums<First, Rest...> {
-  using type = std::conditional_t<is_argnums<First>::value, First, typename find_argnums<Rest...>::type>;
-};
+using find_argnums = find_option<is_argnums, argnums_t<0>, Options...>;
 
 template <class... Options>
 inline constexpr bool has_aux_in = (std::is_same_v<Options, has_aux_t> || ...);

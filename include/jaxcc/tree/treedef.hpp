@@ -44,7 +44,7 @@ struct TreeAuxData {
   virtual std::string str() const = 0;
 };
 
-inline std::size_t tree_hash_combine(std::size_t seed, std::size_t value) noexcept {
+inline std::size_t hash_combine(std::size_t seed, std::size_t value) noexcept {
   return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
 }
 
@@ -132,11 +132,11 @@ class PyTreeDef {
   std::size_t hash() const noexcept {
     std::size_t h = nodes_.size();
     for (auto const& node : nodes_) {
-      h = detail::tree_hash_combine(h, static_cast<std::size_t>(node.kind));
-      h = detail::tree_hash_combine(h, static_cast<std::size_t>(node.arity));
-      h = detail::tree_hash_combine(h, std::hash<void const*>{}(node.custom));
-      for (auto const& key : node.dict_keys) h = detail::tree_hash_combine(h, std::hash<std::string>{}(key));
-      if (node.aux) h = detail::tree_hash_combine(h, node.aux->hash());
+      h = detail::hash_combine(h, static_cast<std::size_t>(node.kind));
+      h = detail::hash_combine(h, static_cast<std::size_t>(node.arity));
+      h = detail::hash_combine(h, std::hash<void const*>{}(node.custom));
+      for (auto const& key : node.dict_keys) h = detail::hash_combine(h, std::hash<std::string>{}(key));
+      if (node.aux) h = detail::hash_combine(h, node.aux->hash());
     }
     return h;
   }
