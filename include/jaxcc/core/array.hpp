@@ -24,6 +24,7 @@ namespace jaxcc {
 
 template <Element T>
 class Array;
+class NamedSharding;  // sharding/named_sharding.hpp
 
 namespace detail {
 
@@ -38,7 +39,17 @@ struct ArrayImpl {
   /// Set while the array stands for a value being traced under a transform;
   /// such an array has a shape and dtype but no buffer.
   std::shared_ptr<graph::Var> var{};
+  /// Set on an array split over devices (sharding/sharded_array.hpp): each
+  /// device's part lies at its place in `buffer`, written by that device.
+  std::shared_ptr<NamedSharding const> sharding{};
 };
+
+/// The sharding of an array: its own, or one device's (defined in
+/// sharding/sharded_array.hpp, so only code that asks pays for it).
+template <class S>
+S const& sharding_or_single_device(std::shared_ptr<S const> const& sharding);
+template <class S, Element T>
+auto addressable_shards_of(Array<T> const& x);
 
 /// The error for asking a traced array for data: JAX's
 /// TracerBoolConversionError for a truth value, else ConcretizationTypeError.
@@ -139,6 +150,17 @@ class Array {
 
   /// Whether this array stands for a value being traced under a transform.
   bool is_traced() const noexcept { return impl_->var != nullptr; }
+
+  /// How the array is split over devices (needs jaxcc/sharding/sharded_array.hpp).
+  template <class S = NamedSharding>
+  S const& sharding() const {
+    return detail::sharding_or_single_device<S>(impl_->sharding);
+  }
+  /// Each device's part: its device, index ranges and data (jax.Shard).
+  template <class S = NamedSharding>
+  auto addressable_shards() const {
+    return detail::addressable_shards_of<S>(*this);
+  }
 
   // --- internals for kernels; not part of the user API ---
   V const* data() const noexcept {

@@ -22,9 +22,10 @@
 //   run_row(params, operands, steps, out, n)   -> elementwise primitives: n
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
-//   bind(params, operands...), binds_axis(params, name)
+//   bind(params, operands...), binds_axis(params, name), axis_variance(params)
 //                                              -> for collectives, which bind
 //                                                 to the trace of their axis
+//                                                 and change where values vary
 // Operands are Array<T> or std::vector<Array<T>>.
 #pragma once
 
@@ -234,6 +235,10 @@ class PrimitiveOf final : public PrimitiveBase {
     }
   }
 
+  std::optional<AxisVariance> axis_variance() const override {
+    if constexpr (requires { P::axis_variance(params_); }) return P::axis_variance(params_);
+    else return std::nullopt;
+  }
   bool binds_axis(std::string_view axis_name) const override {
     if constexpr (requires { P::binds_axis(params_, axis_name); }) return P::binds_axis(params_, axis_name);
     else return false;

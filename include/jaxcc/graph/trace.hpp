@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -44,6 +45,15 @@ class Wanted {
   std::span<std::uint8_t const> flags_;
 };
 
+/// How a collective over a mesh axis changes where its result varies:
+/// psum and all_gather give a value that is the same along `axis`
+/// (`varies` false), ppermute and axis_index one that differs along it.
+/// shard_map's replication check follows these through the program.
+struct AxisVariance {
+  std::string_view axis;
+  bool varies = false;
+};
+
 /// A primitive application's rules, erased of the primitive's static type.
 /// Every method works by binding primitives again, so applied to values of
 /// an enclosing trace it records there: that is how transforms compose.
@@ -67,6 +77,9 @@ class PrimitiveBase {
   /// Whether this is a collective over the named axis (psum(x, "i") binds
   /// "i"): vmap then asks its batching rule even for unmapped operands.
   virtual bool binds_axis(std::string_view /*axis_name*/) const { return false; }
+  /// For a collective: how it changes where its result varies. Others
+  /// vary wherever one of their operands does.
+  virtual std::optional<AxisVariance> axis_variance() const { return std::nullopt; }
   /// Whether this applies the same function as `other`: the same primitive
   /// with equal parameters (jit's CSE merges such applications to the same
   /// inputs). No by default: a primitive whose parameters can't be compared.

@@ -1,48 +1,69 @@
-// Collectives over a named mapped axis: psum, pmax, pmin, all_gather and
-// axis_index (pmean is psum divided by the axis size, as in JAX). They exist
-// only where an axis of that name is bound — inside vmap(..., axis_name) now,
-// inside shard_map later — and always record into the innermost trace, even
-// with concrete operands, since their value depends on the whole axis.
-// Under vmap each is rewritten by its batching rule: a reduction over the
-// mapped dimension (the result is the same for every element, so unmapped),
-// or a move of the mapped dimension to the gathered position.
+// Collectives over a named mapped axis: psum, pmax, pmin, all_gather,
+// psum_scatter, ppermute, all_to_all and axis_index (pmean is psum divided
+// by the axis size, as in JAX). They exist only where an axis of that name
+// is bound — inside vmap(..., axis_name) or shard_map — and record into the
+// innermost trace even with concrete operands, since their value depends on
+// the whole axis. Under vmap each is rewritten by its batching rule (a
+// reduction over the mapped dimension, a move of it, a gather along it);
+// run on a mesh by shard_map, each device meets the others of its group
+// through the SPMD exchange (sharding/spmd.hpp). Each also says whether
+// its result varies along its axis, for shard_map's replication check.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/indexing.hpp"
+#include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/reshape.hpp"
+#include "jaxcc/sharding/spmd.hpp"
 
 namespace jaxcc::detail {
 
 /// Record collective P in the innermost trace; the axis must be bound.
+/// With no trace active it runs: that is a device's part of a shard_map.
 template <class P, class... Operands>
 auto bind_collective(typename P::Params const& params, Operands const&... operands) {
-  auto const& axis = graph::find_axis(params.axis_name);
+  graph::find_axis(params.axis_name);
   auto out_shape = P::shape_rule(params, operands...);
   auto const& stack = trace_stack();
-  if (stack.empty())
-    throw Error(std::string(P::name) + " over axis '" + axis.name + "' used outside the transform that binds it");
+  if (stack.empty()) return P::impl(params, std::move(out_shape), operands...);
   return graph::record<P>(*stack.back(), params, std::move(out_shape), operands...);
 }
 
-template <class P, class... Operands>
-[[noreturn]] void unbound_collective(typename P::Params const& params, Operands const&...) {
-  graph::find_axis(params.axis_name);
-  throw Error(std::string(P::name) + " can only be evaluated inside the transform that binds its axis");
+inline std::string axis_names_string(std::string const& name) { return "axes=('" + name + "',)"; }
+
+/// The size of the named axis, for shape rules.
+inline std::int64_t axis_size(std::string const& axis_name) { return graph::find_axis(axis_name).size; }
+
+/// Part `index` of `count` equal parts of x along `axis` (a view).
+template <Element T>
+Array<T> chunk_of(Array<T> const& x, std::int64_t axis, std::int64_t index, std::int64_t count) {
+  Shape shape = x.shape();
+  auto const d = static_cast<std::size_t>(axis);
+  shape[d] /= count;
+  return view(x, shape, x.strides(), offset_of(x) + index * shape[d] * x.strides()[d]);
 }
 
-inline std::string axis_names_string(std::string const& name) { return "axes=('" + name + "',)"; }
+/// The elementwise sum of the group's operands.
+template <Element T>
+Array<T> sum_of(std::span<Array<T> const> operands) {
+  Array<T> total = operands[0];
+  for (std::size_t k = 1; k < operands.size(); ++k) total = Array<T>(total + operands[k]);
+  return total;
+}
 
 /// psum, pmax, pmin: one reduction over the named axis, shape unchanged.
 template <class Derived, class Reduce>
@@ -56,15 +77,19 @@ struct AxisReduction {
   static Shape shape_rule(Params const&, Array<T> const& x) {
     return x.shape();
   }
+  /// On a mesh: the group's operands stacked and reduced by Reduce.
   template <Element T>
   static Array<T> impl(Params const& p, Shape const&, Array<T> const& x) {
-    unbound_collective<Derived>(p, x);
+    return exchange_over(Derived::name, p.axis_name, x, [](std::span<Array<T> const> operands, std::size_t) {
+      return detail::bind<Reduce>({Axes{0}}, numpy::stack(std::vector<Array<T>>(operands.begin(), operands.end())));
+    });
   }
   template <Element T>
   static Array<T> bind(Params const& p, Array<T> const& x) {
     return bind_collective<Derived>(p, x);
   }
   static bool binds_axis(Params const& p, std::string_view name) { return p.axis_name == name; }
+  static graph::AxisVariance axis_variance(Params const& p) { return {p.axis_name, false}; }
   static std::string params_string(Params const& p) { return axis_names_string(p.axis_name) + " axis_index_groups=None"; }
 
   /// Over this vmap's axis: reduce the mapped dimension (an unmapped value
@@ -117,6 +142,8 @@ struct pmin_p : detail::AxisReduction<pmin_p, reduce_min_p> {
   }
 };
 
+struct psum_scatter_p;
+
 /// all_gather: every element's x, stacked along `axis` (or concatenated
 /// along it when tiled).
 struct all_gather_p {
@@ -130,7 +157,7 @@ struct all_gather_p {
 
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {
-    auto const size = graph::find_axis(p.axis_name).size;
+    auto const size = detail::axis_size(p.axis_name);
     Shape out = x.shape();
     if (p.axis < 0 || p.axis > x.ndim() - (p.tiled ? 1 : 0))
       throw Error("all_gather: axis " + std::to_string(p.axis) + " is out of bounds for an operand of shape " +
@@ -141,17 +168,29 @@ struct all_gather_p {
   }
   template <Element T>
   static Array<T> impl(Params const& p, Shape const&, Array<T> const& x) {
-    detail::unbound_collective<all_gather_p>(p, x);
+    return detail::exchange_over(name, p.axis_name, x, [&](std::span<Array<T> const> operands, std::size_t) {
+      std::vector<Array<T>> all(operands.begin(), operands.end());
+      return p.tiled ? numpy::concatenate(all, p.axis) : numpy::stack(all, p.axis);
+    });
   }
   template <Element T>
   static Array<T> bind(Params const& p, Array<T> const& x) {
     return detail::bind_collective<all_gather_p>(p, x);
   }
   static bool binds_axis(Params const& p, std::string_view name) { return p.axis_name == name; }
+  static graph::AxisVariance axis_variance(Params const& p) { return {p.axis_name, false}; }
   static std::string params_string(Params const& p) {
     return "all_gather_dimension=" + std::to_string(p.axis) + " axis_index_groups=None axis_name=" + p.axis_name +
            " tiled=" + (p.tiled ? "True" : "False");
   }
+
+  /// Linear; its transpose sums each element's part back (psum_scatter).
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return bind(p, t);
+  }
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const&);
 
   /// Over this vmap's axis the gathered array is the batch itself, with its
   /// mapped dimension moved to `axis` (the same for every element, so
@@ -174,6 +213,260 @@ struct all_gather_p {
   }
 };
 
+/// psum_scatter (reduce-scatter): the sum over the axis, of which element i
+/// keeps part i along `scatter_dimension` (tiled: a block of it; else the
+/// dimension, of the axis size, is dropped).
+struct psum_scatter_p {
+  static constexpr std::string_view name = "reduce_scatter";
+  struct Params {
+    std::string axis_name;
+    std::int64_t scatter_dimension;  // non-negative
+    bool tiled;
+    friend bool operator==(Params const&, Params const&) = default;
+  };
+
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& x) {
+    auto const size = detail::axis_size(p.axis_name);
+    Shape out = x.shape();
+    auto const d = static_cast<std::size_t>(p.scatter_dimension);
+    if (p.tiled) {
+      if (out[d] % size != 0)
+        throw Error("tiled reduce_scatter operand scatter dimension size " + std::to_string(out[d]) +
+                    " must be divisible by shard_count " + std::to_string(size));
+      out[d] /= size;
+    } else {
+      if (out[d] != size)
+        throw Error("reduce_scatter operand scatter dimension size " + std::to_string(out[d]) +
+                    " must match shard count " + std::to_string(size));
+      out.erase(out.begin() + p.scatter_dimension);
+    }
+    return out;
+  }
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape const& out_shape, Array<T> const& x) {
+    return detail::exchange_over(name, p.axis_name, x, [&](std::span<Array<T> const> operands, std::size_t me) {
+      auto const count = static_cast<std::int64_t>(operands.size());
+      std::vector<Array<T>> parts;
+      for (auto const& op : operands) parts.push_back(detail::chunk_of(op, p.scatter_dimension, static_cast<std::int64_t>(me), count));
+      return numpy::reshape(detail::sum_of<T>(parts), out_shape);
+    });
+  }
+  template <Element T>
+  static Array<T> bind(Params const& p, Array<T> const& x) {
+    return detail::bind_collective<psum_scatter_p>(p, x);
+  }
+  static bool binds_axis(Params const& p, std::string_view name) { return p.axis_name == name; }
+  static graph::AxisVariance axis_variance(Params const& p) { return {p.axis_name, true}; }
+  static std::string params_string(Params const& p) {
+    return "axis_index_groups=None axis_name=" + p.axis_name + " scatter_dimension=" +
+           std::to_string(p.scatter_dimension) + " tiled=" + (p.tiled ? "True" : "False");
+  }
+
+  /// Linear; its transpose gathers every element's part (all_gather).
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return bind(p, t);
+  }
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const&) {
+    return all_gather_p::bind({p.axis_name, p.scatter_dimension, p.tiled}, ct);
+  }
+
+  /// Over this vmap's axis: the sum over the mapped dimension, split along
+  /// the scatter dimension among the elements (which makes it mapped).
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    if (p.axis_name != axis.name) {
+      auto const d = *dims[0];
+      Params q = p;
+      if (d <= p.scatter_dimension) ++q.scatter_dimension;
+      return {bind(q, x), d <= p.scatter_dimension || p.tiled ? d : d - 1};
+    }
+    auto const total = dims[0] ? detail::bind<reduce_sum_p>({Axes{*dims[0]}}, x)
+                               : Array<T>(x * static_cast<T>(axis.size));
+    Shape split = total.shape();
+    auto const d = static_cast<std::size_t>(p.scatter_dimension);
+    split[d] /= axis.size;
+    split.insert(split.begin() + p.scatter_dimension, axis.size);
+    auto const parts = detail::bind<reshape_p>({split}, total);  // axis.size parts at scatter_dimension
+    if (p.tiled) return {parts, p.scatter_dimension};
+    Shape dropped = parts.shape();
+    dropped.erase(dropped.begin() + p.scatter_dimension + 1);
+    return {detail::bind<reshape_p>({dropped}, parts), p.scatter_dimension};
+  }
+};
+
+template <Element T>
+Array<T> all_gather_p::vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const&) {
+  return psum_scatter_p::bind({p.axis_name, p.axis, p.tiled}, ct);
+}
+
+/// ppermute: element dst gets element src's x for each (src, dst) pair;
+/// an element no pair sends to gets zeros.
+struct ppermute_p {
+  static constexpr std::string_view name = "ppermute";
+  struct Params {
+    std::string axis_name;
+    std::vector<std::pair<std::int64_t, std::int64_t>> perm;
+    friend bool operator==(Params const&, Params const&) = default;
+  };
+
+  static std::string perm_string(Params const& p) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < p.perm.size(); ++i)
+      s += (i ? ", (" : "(") + std::to_string(p.perm[i].first) + ", " + std::to_string(p.perm[i].second) + ")";
+    return s + (p.perm.size() == 1 ? ",)" : ")");
+  }
+  /// JAX's errors: sources and destinations unique, and on the axis.
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& x) {
+    auto const size = detail::axis_size(p.axis_name);
+    std::vector<bool> src(static_cast<std::size_t>(size)), dst(static_cast<std::size_t>(size));
+    for (auto const& [s, d] : p.perm) {
+      if (s < 0 || s >= size || d < 0 || d >= size)
+        throw Error("ppermute: perm " + perm_string(p) + " names an index outside axis '" + p.axis_name +
+                    "' of size " + std::to_string(size));
+      if (src[static_cast<std::size_t>(s)] || dst[static_cast<std::size_t>(d)])
+        throw Error("ppermute sources and destinations must be unique, got " + perm_string(p) + ".");
+      src[static_cast<std::size_t>(s)] = dst[static_cast<std::size_t>(d)] = true;
+    }
+    return x.shape();
+  }
+  /// Where element `to`'s value comes from, if any pair sends to it.
+  static std::optional<std::int64_t> source_of(Params const& p, std::int64_t to) {
+    for (auto const& [s, d] : p.perm)
+      if (d == to) return s;
+    return std::nullopt;
+  }
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape const&, Array<T> const& x) {
+    return detail::exchange_over(name, p.axis_name, x, [&](std::span<Array<T> const> operands, std::size_t me) {
+      auto const from = source_of(p, static_cast<std::int64_t>(me));
+      return from ? operands[static_cast<std::size_t>(*from)] : numpy::zeros<T>(x.shape());
+    });
+  }
+  template <Element T>
+  static Array<T> bind(Params const& p, Array<T> const& x) {
+    return detail::bind_collective<ppermute_p>(p, x);
+  }
+  static bool binds_axis(Params const& p, std::string_view name) { return p.axis_name == name; }
+  static graph::AxisVariance axis_variance(Params const& p) { return {p.axis_name, true}; }
+  static std::string params_string(Params const& p) { return "axis_name=" + p.axis_name + " perm=" + perm_string(p); }
+
+  /// Linear; its transpose sends every value back (the inverse pairs).
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return bind(p, t);
+  }
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const&) {
+    Params inverse{p.axis_name, {}};
+    for (auto const& [s, d] : p.perm) inverse.perm.emplace_back(d, s);
+    return bind(inverse, ct);
+  }
+
+  /// Over this vmap's axis: a gather along the mapped dimension (an index
+  /// past the end, for elements nobody sends to, fills zeros).
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    if (p.axis_name != axis.name) return {bind(p, x), dims[0]};
+    auto const mapped = detail::bdim_at_front(x, dims[0], axis.size);
+    std::vector<std::int32_t> sources;
+    for (std::int64_t i = 0; i < axis.size; ++i)
+      sources.push_back(static_cast<std::int32_t>(source_of(p, i).value_or(axis.size)));
+    return {numpy::take(mapped, numpy::array(sources, Shape{axis.size}), 0, "fill", 0.0), 0};
+  }
+};
+
+/// all_to_all (tiled, rank-preserving): element i splits x along
+/// `split_axis` into one part per element, sends part j to element j, and
+/// concatenates the parts it receives along `concat_axis`, in element
+/// order. lax::all_to_all without tiling wraps it in a reshape either side.
+struct all_to_all_p {
+  static constexpr std::string_view name = "all_to_all";
+  struct Params {
+    std::string axis_name;
+    std::int64_t split_axis;   // non-negative
+    std::int64_t concat_axis;  // non-negative
+    friend bool operator==(Params const&, Params const&) = default;
+  };
+
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& x) {
+    auto const size = detail::axis_size(p.axis_name);
+    Shape out = x.shape();
+    auto const s = static_cast<std::size_t>(p.split_axis);
+    if (out[s] % size != 0)
+      throw Error("The size of all_to_all split_axis (" + std::to_string(out[s]) +
+                  ") has to be divisible by the size of the named axis " + p.axis_name + " (" + std::to_string(size) +
+                  ")");
+    out[s] /= size;
+    out[static_cast<std::size_t>(p.concat_axis)] *= size;
+    return out;
+  }
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape const&, Array<T> const& x) {
+    return detail::exchange_over(name, p.axis_name, x, [&](std::span<Array<T> const> operands, std::size_t me) {
+      auto const count = static_cast<std::int64_t>(operands.size());
+      std::vector<Array<T>> parts;
+      for (auto const& op : operands) parts.push_back(detail::chunk_of(op, p.split_axis, static_cast<std::int64_t>(me), count));
+      return numpy::concatenate(parts, p.concat_axis);
+    });
+  }
+  template <Element T>
+  static Array<T> bind(Params const& p, Array<T> const& x) {
+    return detail::bind_collective<all_to_all_p>(p, x);
+  }
+  static bool binds_axis(Params const& p, std::string_view name) { return p.axis_name == name; }
+  static graph::AxisVariance axis_variance(Params const& p) { return {p.axis_name, true}; }
+  static std::string params_string(Params const& p) {
+    return "axis_index_groups=None axis_name=" + p.axis_name + " concat_axis=" + std::to_string(p.concat_axis) +
+           " split_axis=" + std::to_string(p.split_axis) + " tiled=True";
+  }
+
+  /// Linear; its transpose is the all_to_all back (split and concat swapped).
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return bind(p, t);
+  }
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const&) {
+    return bind({p.axis_name, p.concat_axis, p.split_axis}, ct);
+  }
+
+  /// Over another axis: the same exchange, its axes shifted past the mapped
+  /// one. Over this vmap's axis: element i's result is part i of every
+  /// element's split axis, concatenated — a reshape and a transpose.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+    if (p.axis_name != axis.name) {
+      auto const d = *dims[0];
+      return {bind({p.axis_name, p.split_axis + (d <= p.split_axis), p.concat_axis + (d <= p.concat_axis)}, x), d};
+    }
+    auto const n = axis.size;
+    auto const front = detail::bdim_at_front(x, dims[0], n);  // (src, element dims...)
+    // Split the split axis into (dst, part): dst at s + 1, part at s + 2.
+    Shape split = front.shape();
+    auto const s = p.split_axis + 1;
+    split[static_cast<std::size_t>(s)] /= n;
+    split.insert(split.begin() + s, n);
+    auto const parts = detail::bind<reshape_p>({split}, front);
+    // (dst, src, element dims...): element dim k sits at k + 2; put src just
+    // before the concat dimension and merge the two (src major).
+    auto const by_dst = detail::move_axis(parts, s, 0);
+    auto const placed = detail::move_axis(by_dst, 1, p.concat_axis + 1);
+    Shape merged = placed.shape();
+    auto const at = static_cast<std::size_t>(p.concat_axis + 1);
+    merged[at] *= merged[at + 1];
+    merged.erase(merged.begin() + p.concat_axis + 2);
+    return {detail::bind<reshape_p>({merged}, placed), 0};
+  }
+};
+
 /// axis_index: this element's position along the named axis.
 struct axis_index_p {
   static constexpr std::string_view name = "axis_index";
@@ -181,10 +474,22 @@ struct axis_index_p {
     std::string axis_name;
     friend bool operator==(Params const&, Params const&) = default;
   };
-  static Shape shape_rule(Params const&) { return {}; }
-  static Array<std::int32_t> impl(Params const& p, Shape const&) { detail::unbound_collective<axis_index_p>(p); }
-  static Array<std::int32_t> bind(Params const& p) { return detail::bind_collective<axis_index_p>(p); }
+  static Shape shape_rule(Params const& p) {
+    detail::axis_size(p.axis_name);
+    return {};
+  }
+  static Array<std::int32_t> impl(Params const& p, Shape const&) {
+    auto const& context = detail::spmd_for(name, p.axis_name);
+    return numpy::array(static_cast<std::int32_t>(detail::spmd_group(context, p.axis_name).me));
+  }
+  static Array<std::int32_t> bind(Params const& p) {
+    detail::axis_size(p.axis_name);
+    auto const& stack = detail::trace_stack();
+    if (stack.empty()) return impl(p, {});
+    return graph::record<axis_index_p>(*stack.back(), p, Shape{});
+  }
   static bool binds_axis(Params const& p, std::string_view name) { return p.axis_name == name; }
+  static graph::AxisVariance axis_variance(Params const& p) { return {p.axis_name, true}; }
   static std::string params_string(Params const& p) { return "axis_name=" + p.axis_name; }
 
   static std::pair<Array<std::int32_t>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
@@ -227,6 +532,46 @@ Array<value_type_t<A>> all_gather(A const& x, std::string const& axis_name, std:
   auto const a = as_array(x);
   auto const rank = a.ndim() + (tiled ? 0 : 1);
   return primitives::all_gather_p::bind({axis_name, detail::normalize_axis(axis, rank, "all_gather"), tiled}, a);
+}
+/// lax.psum_scatter: the psum, of which element i keeps part i along
+/// `scatter_dimension` (tiled: a block of it; else that dimension, which
+/// must have the axis size, is dropped).
+template <ArrayLike A>
+Array<value_type_t<A>> psum_scatter(A const& x, std::string const& axis_name, std::int64_t scatter_dimension = 0,
+                                    bool tiled = false) {
+  auto const a = as_array(x);
+  return primitives::psum_scatter_p::bind(
+      {axis_name, detail::normalize_axis(scatter_dimension, a.ndim(), "psum_scatter"), tiled}, a);
+}
+/// lax.ppermute: element dst gets element src's x for each (src, dst) in
+/// `perm`; elements no pair sends to get zeros.
+template <ArrayLike A>
+Array<value_type_t<A>> ppermute(A const& x, std::string const& axis_name,
+                                std::vector<std::pair<std::int64_t, std::int64_t>> perm) {
+  return primitives::ppermute_p::bind({axis_name, std::move(perm)}, as_array(x));
+}
+/// lax.all_to_all: split x along `split_axis` among the elements of the
+/// axis and concatenate what each receives along `concat_axis`. Untiled,
+/// the split axis (of the axis size) is dropped and the received parts are
+/// stacked at `concat_axis`, as JAX's shapes say.
+template <ArrayLike A>
+Array<value_type_t<A>> all_to_all(A const& x, std::string const& axis_name, std::int64_t split_axis,
+                                  std::int64_t concat_axis, bool tiled = false) {
+  auto a = as_array(x);
+  auto split = detail::normalize_axis(split_axis, a.ndim(), "all_to_all");
+  auto concat = detail::normalize_axis(concat_axis, a.ndim(), "all_to_all");
+  if (tiled) return primitives::all_to_all_p::bind({axis_name, split, concat}, a);
+  auto const size = graph::find_axis(axis_name).size;
+  if (a.shape()[static_cast<std::size_t>(split)] != size)
+    throw Error("all_to_all requires the size of the mapped axis axis_name to equal x.shape[split_axis], but they "
+                "are " + std::to_string(size) + " and " + std::to_string(a.shape()[static_cast<std::size_t>(split)]) +
+                " respectively.");
+  // As JAX: a new axis at concat_axis, a tiled exchange, the split axis dropped.
+  if (split < concat) ++concat;
+  else if (concat < split) ++split;
+  if (split != concat) a = numpy::expand_dims(a, concat);
+  auto out = primitives::all_to_all_p::bind({axis_name, split, concat}, a);
+  return split == concat ? out : numpy::squeeze(out, split);
 }
 /// lax.axis_index: this element's index along the named axis (int32).
 inline Array<std::int32_t> axis_index(std::string const& axis_name) { return primitives::axis_index_p::bind({axis_name}); }

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,14 @@ class NamedSharding {
   Mesh const& mesh() const noexcept { return mesh_; }
   P const& spec() const noexcept { return spec_; }
   friend bool operator==(NamedSharding const&, NamedSharding const&) = default;
+
+  /// Whether the spec splits some dimension over the named mesh axis.
+  bool spec_uses(std::string_view axis_name) const {
+    for (auto const& e : spec_.entries())
+      for (auto const& name : e.names)
+        if (name == axis_name) return true;
+    return false;
+  }
 
   /// How many parts dimension `dim` is split into.
   std::int64_t num_ways(std::size_t dim) const {

@@ -1,10 +1,13 @@
-// Options that transforms take, in any order: `argnums<0, 2>`, `has_aux`.
+// Options that transforms take, in any order: `argnums<0, 2>`, `has_aux`,
+// `axis_name("i")`.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <string>
 #include <type_traits>
+#include <utility>
 
 namespace jaxcc {
 
@@ -22,6 +25,13 @@ inline constexpr argnums_t<I...> argnums{};
 /// The function returns `(output, aux)`; aux is passed through untouched.
 struct has_aux_t {};
 inline constexpr has_aux_t has_aux{};
+
+/// The name collectives (lax::psum, ...) use for the axis that vmap or pmap
+/// maps over.
+struct axis_name_t {
+  std::string value;
+};
+inline axis_name_t axis_name(std::string name) { return {std::move(name)}; }
 
 namespace detail {
 

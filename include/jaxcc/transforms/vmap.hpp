@@ -27,6 +27,7 @@
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/transforms/options.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 #include "jaxcc/tree/map.hpp"
 
@@ -47,9 +48,6 @@ struct out_axes_t {
 struct axis_size_t {
   std::int64_t value;
 };
-struct axis_name_t {
-  std::string value;
-};
 
 /// vmap's in_axes: one entry per positional argument, or one for all.
 template <class... Specs>
@@ -63,7 +61,6 @@ out_axes_t<std::decay_t<Specs>...> out_axes(Specs const&... specs) {
   return {{specs...}};
 }
 inline axis_size_t axis_size(std::int64_t n) { return {n}; }
-inline axis_name_t axis_name(std::string name) { return {std::move(name)}; }
 
 namespace detail {
 

@@ -1,0 +1,169 @@
+// Sharded arrays: device_put, x.sharding(), x.addressable_shards().
+//
+// The devices share memory, so a sharded array keeps the global row-major
+// layout in one allocation in which each device's part lies at its own
+// place, first written (so first touched, and placed near its cores) by that
+// device's thread. A part replicated over several devices is written once,
+// by the device at coordinate 0 along the mesh axes its spec leaves out, and
+// read by all of them: arrays are immutable, so copies would only cost
+// memory. Reading values back needs no gather, and resharding is one
+// parallel copy in which each device reads whatever it needs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/core/error.hpp"
+#include "jaxcc/sharding/bits/device_threads.hpp"
+#include "jaxcc/sharding/mesh_context.hpp"
+#include "jaxcc/sharding/named_sharding.hpp"
+#include "jaxcc/sharding/visualize.hpp"
+#include "jaxcc/tree/map.hpp"
+
+namespace jaxcc {
+
+/// One device's part of a sharded array (jax.Shard): `index` is the
+/// [start, stop) it holds of each dimension; `data` views it.
+template <Element T>
+struct Shard {
+  Device device;
+  std::vector<std::pair<std::int64_t, std::int64_t>> index;
+  Array<T> data;
+};
+
+namespace detail {
+
+using PartRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+template <>
+inline NamedSharding const& sharding_or_single_device<NamedSharding>(std::shared_ptr<NamedSharding const> const& s) {
+  if (s) return *s;
+  // An array not put on a mesh lives whole on the first device.
+  static NamedSharding const single(Mesh({devices().front()}, Shape{}, {}), P());
+  return single;
+}
+
+/// Whether the device at mesh position `position` writes its part: parts
+/// replicated over mesh axes the spec leaves out are written by the device
+/// at coordinate 0 along those axes.
+inline bool writes_its_part(NamedSharding const& sharding, std::size_t position) {
+  auto const& mesh = sharding.mesh();
+  auto const coords = mesh.coordinates(static_cast<std::int64_t>(position));
+  for (std::size_t a = 0; a < coords.size(); ++a)
+    if (coords[a] != 0 && !sharding.spec_uses(mesh.axis_names()[a])) return false;
+  return true;
+}
+
+/// The view of `x` restricted to `ranges`.
+template <Element T>
+Array<T> part_view(Array<T> const& x, PartRanges const& ranges) {
+  Shape shape;
+  auto offset = offset_of(x);
+  for (std::size_t d = 0; d < ranges.size(); ++d) {
+    shape.push_back(ranges[d].second - ranges[d].first);
+    offset += ranges[d].first * x.strides()[d];
+  }
+  return view(x, std::move(shape), x.strides(), offset);
+}
+
+/// Copy `part` into the row-major array of `global_shape` at `out`, at `ranges`.
+template <Element T>
+void write_part(Array<T> const& part, T* out, Shape const& global_shape, PartRanges const& ranges) {
+  auto const strides = contiguous_strides(global_shape);
+  std::int64_t start = 0;
+  for (std::size_t d = 0; d < ranges.size(); ++d) start += ranges[d].first * strides[d];
+  auto layout = merge_dimensions<2>(part.shape(), {part.strides(), strides});
+  T const* in = part.data();
+  T* dst = out + start;
+  for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& st) {
+    for (std::int64_t i = 0; i < n; ++i) dst[off[1] + i * st[1]] = in[off[0] + i * st[0]];
+  });
+}
+
+/// `x` (laid out in the global row-major order) marked as laid out by `sharding`.
+template <Element T>
+Array<T> with_sharding(Array<T> const& x, NamedSharding const& sharding) {
+  auto impl = ArrayAccess::impl(x);
+  impl.sharding = std::make_shared<NamedSharding const>(sharding);
+  return ArrayAccess::make<T>(std::move(impl));
+}
+
+/// A fresh sharded array: each device, on its own thread, writes its part
+/// with `write(position, out, ranges)` (position: its row-major place in the
+/// mesh); `write` runs only where writes_its_part.
+template <Element T, class Write>
+Array<T> make_sharded(Shape const& global_shape, NamedSharding const& sharding, Write&& write) {
+  auto const held = sharding.devices_indices_map(global_shape);  // checks divisibility
+  auto [out, data] = allocate<T>(global_shape);
+  T* const base = data;
+  run_on_devices(sharding.mesh().devices(), [&](std::size_t position) {
+    if (writes_its_part(sharding, position)) write(position, base, held[position].second);
+  });
+  return with_sharding(out, sharding);
+}
+
+}  // namespace detail
+
+/// jax.device_put: `x` laid out over the mesh as `sharding` says (copied in
+/// parallel, each device writing its own part). An array already laid out
+/// so is returned as it is; one laid out otherwise is resharded.
+template <Element T>
+Array<T> device_put(Array<T> const& x, NamedSharding const& sharding) {
+  if (x.is_traced())
+    throw Error("device_put: cannot place a traced array of shape " + to_string(x.shape()) +
+                " on devices; call it on concrete arrays, outside the transform");
+  if (auto const& own = detail::ArrayAccess::impl(x).sharding; own && *own == sharding) return x;
+  return detail::make_sharded<T>(x.shape(), sharding, [&](std::size_t, T* out, detail::PartRanges const& ranges) {
+    detail::write_part(detail::part_view(x, ranges), out, x.shape(), ranges);
+  });
+}
+
+/// device_put with a PartitionSpec over the mesh set by set_mesh.
+template <Element T>
+Array<T> device_put(Array<T> const& x, P const& spec) {
+  return device_put(x, NamedSharding(current_mesh("device_put"), spec));
+}
+
+/// device_put of every leaf of a pytree (params, a batch, ...).
+template <class Tree, class Placement>
+  requires(!AnArray<Tree> && (std::same_as<Placement, NamedSharding> || std::same_as<Placement, P>))
+auto device_put(Tree const& tree, Placement const& placement) {
+  return tree::map([&](auto const& leaf) { return device_put(leaf, placement); }, tree);
+}
+
+namespace detail {
+template <class S, Element T>
+auto addressable_shards_of(Array<T> const& x) {
+  if (x.is_traced()) throw_concretization_error(x.shape(), x.dtype(), "addressable_shards");
+  auto const& sharding = x.template sharding<S>();
+  std::vector<Shard<T>> shards;
+  for (auto& [device, ranges] : sharding.devices_indices_map(x.shape())) {
+    auto data = part_view(x, ranges);
+    shards.push_back({device, std::move(ranges), std::move(data)});
+  }
+  return shards;
+}
+}  // namespace detail
+
+}  // namespace jaxcc
+
+namespace jaxcc::debug {
+
+/// JAX's diagram of how `x` is laid out over its devices, as a string.
+template <Element T>
+std::string sharding_diagram(Array<T> const& x) {
+  return sharding_diagram(x.shape(), x.sharding());
+}
+/// Print it (jax.debug.visualize_array_sharding).
+template <Element T>
+void visualize_array_sharding(Array<T> const& x) {
+  std::cout << sharding_diagram(x);
+}
+
+}  // namespace jaxcc::debug

@@ -1,0 +1,547 @@
+// shard_map: a function written for one device's part of its arguments,
+// run on every device of a mesh at once (jax.shard_map).
+//
+// The function is traced once on the per-device shapes, with the mesh's
+// axes bound so that its collectives (lax::psum, all_gather, ppermute, ...)
+// name them. The program is one `shard_map` equation: run concretely, each
+// device's thread runs it on its own part of the inputs (views, no copies)
+// and writes its part of the outputs in place; traced, it is recorded, and
+// its JVP and VJP are shard_maps of the program's JVP and VJP. Before
+// running, JAX's replication check asks whether every output claimed to be
+// the same along a mesh axis (one its out_spec leaves out) provably is.
+#pragma once
+
+#include <bit>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/graph/optimize.hpp"
+#include "jaxcc/graph/plan.hpp"
+#include "jaxcc/graph/program.hpp"
+#include "jaxcc/primitives/collectives.hpp"
+#include "jaxcc/sharding/mesh_context.hpp"
+#include "jaxcc/sharding/named_sharding.hpp"
+#include "jaxcc/sharding/sharded_array.hpp"
+#include "jaxcc/sharding/spmd.hpp"
+#include "jaxcc/transforms/trace_call.hpp"
+
+namespace jaxcc {
+
+/// shard_map's in_specs: one PartitionSpec per positional argument, for
+/// every array in it (or one for all arguments).
+struct in_specs_t {
+  std::vector<P> specs;
+};
+/// shard_map's out_specs: one for the whole output, or one per element of
+/// a returned tuple.
+struct out_specs_t {
+  std::vector<P> specs;
+};
+/// check_vma(false) turns off the replication check of out_specs.
+struct check_vma_t {
+  bool value = true;
+};
+template <std::same_as<P>... Specs>
+in_specs_t in_specs(Specs const&... specs) {
+  return {{specs...}};
+}
+template <std::same_as<P>... Specs>
+out_specs_t out_specs(Specs const&... specs) {
+  return {{specs...}};
+}
+inline check_vma_t check_vma(bool on) { return {on}; }
+
+}  // namespace jaxcc
+
+namespace jaxcc::detail {
+
+/// Python's tuple printing of a mesh's shape and axis names, for errors.
+inline std::string mesh_shape_string(Mesh const& mesh) {
+  std::string shape = "(", names = "(";
+  for (std::size_t a = 0; a < mesh.axis_names().size(); ++a) {
+    shape += (a ? ", " : "") + std::to_string(mesh.device_shape()[a]);
+    names += (a ? ", '" : "'") + mesh.axis_names()[a] + "'";
+  }
+  auto const close = mesh.axis_names().size() == 1 ? ",)" : ")";
+  return shape + close + " with corresponding axis names " + names + close;
+}
+
+/// The mesh axes a spec splits some dimension over, as bits by mesh position.
+inline std::uint64_t axes_in(Mesh const& mesh, P const& spec) {
+  std::uint64_t bits = 0;
+  for (auto const& e : spec.entries())
+    for (auto const& name : e.names) bits |= std::uint64_t{1} << mesh.axis_position(name);
+  return bits;
+}
+
+/// The mesh axes named by `bits`, in mesh order, comma-separated.
+inline std::string axes_string(Mesh const& mesh, std::uint64_t bits) {
+  std::string out;
+  for (std::size_t a = 0; a < mesh.axis_names().size(); ++a)
+    if (bits >> a & 1) out += (out.empty() ? "" : ",") + mesh.axis_names()[a];
+  return out;
+}
+
+/// The mesh axes along which each of the program's outputs may differ
+/// between devices: inputs vary along the axes their specs split them
+/// over, collectives change that as their axis_variance says, and
+/// everything else varies wherever one of its operands does.
+inline std::vector<std::uint64_t> varying_axes(graph::Program const& program, Mesh const& mesh,
+                                               std::span<P const> in_specs) {
+  auto const& trace = *program.trace;
+  std::vector<std::uint64_t> varies(trace.var_count(), 0);
+  for (std::size_t i = 0; i < trace.inputs.size(); ++i) varies[trace.inputs[i]->id] = axes_in(mesh, in_specs[i]);
+  for (auto const& eq : trace.equations) {
+    std::uint64_t bits = 0;
+    for (auto const& v : eq.inputs) bits |= varies[v->id];
+    if (auto const change = eq.primitive->axis_variance()) {
+      auto const bit = std::uint64_t{1} << mesh.axis_position(change->axis);
+      bits = change->varies ? bits | bit : bits & ~bit;
+    }
+    for (auto const& v : eq.outputs) varies[v->id] = bits;
+  }
+  std::vector<std::uint64_t> out;
+  for (auto const& o : program.outputs) {
+    auto const& var = graph::var_of(o);
+    out.push_back(var && var->trace_id == trace.id() ? varies[var->id] : 0);
+  }
+  return out;
+}
+
+/// JAX's error when an output may vary along a mesh axis its spec leaves
+/// out (so it cannot be returned as one replicated value).
+inline void check_replication(graph::Program const& program, Mesh const& mesh, std::span<P const> in_specs,
+                              std::span<P const> out_specs, std::span<std::string const> out_paths) {
+  auto const varies = varying_axes(program, mesh, in_specs);
+  std::vector<std::string> messages;
+  std::uint64_t const all = (std::uint64_t{1} << mesh.axis_names().size()) - 1;
+  for (std::size_t o = 0; o < varies.size(); ++o) {
+    auto const mentioned = axes_in(mesh, out_specs[o]);
+    auto const unmentioned = all & ~mentioned;
+    if ((varies[o] & unmentioned) == 0) continue;
+    auto const head = "out_specs" + out_paths[o] + " is " + to_string(out_specs[o]);
+    if (std::popcount(unmentioned) > 1)
+      messages.push_back(head + " which implies that the corresponding output value is only varying across mesh axes {" +
+                         axes_string(mesh, mentioned) + "} and not {" + axes_string(mesh, unmentioned & varies[o]) +
+                         "}, but it was inferred to be possibly varying over {" + axes_string(mesh, varies[o]) + "}");
+    else
+      messages.push_back(head + " which implies that the corresponding output value is replicated across mesh axis '" +
+                         axes_string(mesh, unmentioned) + "', but could not infer replication over any axes");
+  }
+  if (messages.empty()) return;
+  std::string list;
+  for (auto const& m : messages) list += (list.empty() ? "" : "\n\n") + (messages.size() == 1 ? m : "* " + m);
+  throw Error("shard_map applied to the function '<lambda>' was given out_specs which require replication which "
+              "can't be statically inferred given the mesh:\n\nThe mesh given has shape " +
+              mesh_shape_string(mesh) + ".\n\n" + list +
+              "\n\nCheck if these output values are meant to be replicated over those mesh axes. If not, consider "
+              "revising the corresponding out_specs entries. If so, consider disabling the check by passing "
+              "jaxcc::check_vma(false) to `jaxcc::shard_map`.");
+}
+
+/// Binds every axis of `mesh` for the collectives traced in its lifetime.
+class ScopedMeshAxes {
+ public:
+  explicit ScopedMeshAxes(Mesh const& mesh) {
+    for (std::size_t a = 0; a < mesh.axis_names().size(); ++a)
+      axes_.push_back(std::make_unique<graph::ScopedAxis>(graph::AxisData{mesh.device_shape()[a], mesh.axis_names()[a]}));
+  }
+
+ private:
+  std::vector<std::unique_ptr<graph::ScopedAxis>> axes_;
+};
+
+/// Trace `fn` on per-device avals with the mesh's axes bound.
+inline graph::Program trace_on_mesh(graph::FlatFunction const& fn, Mesh const& mesh, std::span<graph::Aval const> avals,
+                                    std::vector<AnyArray>& closure) {
+  ScopedMeshAxes axes(mesh);
+  return graph::trace_program(fn, avals, closure);
+}
+
+/// The shard_map equation: the per-device program, the mesh and a spec per
+/// input and per output array.
+class ShardMapCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ShardMapCall> {
+ public:
+  ShardMapCall(graph::Program program, Mesh mesh, std::vector<P> in_specs, std::vector<P> out_specs)
+      : mesh_(std::move(mesh)), in_specs_(std::move(in_specs)), out_specs_(std::move(out_specs)), plan_(std::move(program)) {
+    for (std::size_t o = 0; o < plan_.program().outputs.size(); ++o) {
+      auto aval = graph::aval_of(plan_.program().outputs[o]);
+      NamedSharding const s(mesh_, out_specs_[o]);
+      for (std::size_t d = 0; d < aval.shape.size(); ++d) aval.shape[d] *= s.num_ways(d);
+      out_avals_.push_back(std::move(aval));
+    }
+  }
+  std::string_view name() const override { return "shard_map"; }
+  std::string params_string() const override {
+    auto specs = [](std::vector<P> const& ps) {
+      std::string s = "(";
+      for (std::size_t i = 0; i < ps.size(); ++i) s += (i ? ", " : "") + to_string(ps[i]);
+      return s + (ps.size() == 1 ? ",)" : ")");
+    };
+    return "mesh=" + to_string(mesh_) + " in_specs=" + specs(in_specs_) + " out_specs=" + specs(out_specs_);
+  }
+  graph::Program const* subprogram() const override { return &plan_.program(); }
+
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
+    return graph::apply(shared_from_this(), inputs, out_avals_, [&] { return run(inputs); });
+  }
+
+  /// The tangents come from a shard_map of the program's JVP, with each
+  /// tangent laid out as its primal.
+  std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
+                                     std::span<AnyArray const>) const override {
+    std::vector<std::size_t> with_tangent;
+    for (std::size_t i = 0; i < tangents.size(); ++i)
+      if (tangents[i]) with_tangent.push_back(i);
+    auto const& program = plan_.program();
+    auto const n = primals.size();
+    graph::FlatFunction body = [&](std::vector<AnyArray> const& in) {
+      std::vector<graph::MaybeArray> t(n);
+      for (std::size_t k = 0; k < with_tangent.size(); ++k) t[with_tangent[k]] = in[n + k];
+      auto const out_t = graph::program_jvp(program, std::span(in).first(n), t);
+      std::vector<AnyArray> out;
+      for (std::size_t o = 0; o < out_t.size(); ++o) out.push_back(out_t[o] ? *out_t[o] : zeros_of(out_aval(o)));
+      return out;
+    };
+    auto avals = local_in_avals();
+    auto in_specs = in_specs_;
+    std::vector<AnyArray> operands(primals.begin(), primals.end());
+    for (auto i : with_tangent) {
+      avals.push_back(avals[i]);
+      in_specs.push_back(in_specs_[i]);
+      operands.push_back(*tangents[i]);
+    }
+    auto const outs = call_of(body, avals, std::move(in_specs), out_specs_, operands);
+    return {outs.begin(), outs.end()};
+  }
+
+  /// The cotangents come from a shard_map of the program's VJP. An output
+  /// replicated over k devices is one value seen k times, so each device
+  /// takes 1/k of its cotangent; an input replicated over some mesh axes
+  /// fed every device along them, so its cotangent is summed over them.
+  std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
+                                     std::span<AnyArray const>, graph::Wanted wanted) const override {
+    std::vector<std::size_t> with_cotangent;
+    for (std::size_t o = 0; o < cotangents.size(); ++o)
+      if (cotangents[o]) with_cotangent.push_back(o);
+    auto const& program = plan_.program();
+    auto const n = primals.size();
+    std::vector<std::uint8_t> wanted_flags(n);
+    for (std::size_t i = 0; i < n; ++i) wanted_flags[i] = wanted[i] ? 1 : 0;
+    graph::FlatFunction body = [&](std::vector<AnyArray> const& in) {
+      std::vector<graph::MaybeArray> cts(program.outputs.size());
+      for (std::size_t k = 0; k < with_cotangent.size(); ++k) {
+        auto const o = with_cotangent[k];
+        cts[o] = scaled(in[n + k], 1.0 / static_cast<double>(replicas(out_specs_[o])));
+      }
+      auto const in_cts = graph::program_vjp(program, std::span(in).first(n), cts, graph::Wanted(wanted_flags));
+      std::vector<AnyArray> out;
+      for (std::size_t i = 0; i < n; ++i) {
+        AnyArray ct = in_cts[i] ? *in_cts[i] : zeros_of(graph::aval_of(in[i]));
+        for (auto const& axis : mesh_.axis_names())
+          if (!NamedSharding(mesh_, in_specs_[i]).spec_uses(axis)) ct = summed_over(ct, axis);
+        out.push_back(std::move(ct));
+      }
+      return out;
+    };
+    auto avals = local_in_avals();
+    auto in_specs = in_specs_;
+    std::vector<AnyArray> operands(primals.begin(), primals.end());
+    for (auto o : with_cotangent) {
+      avals.push_back(out_aval(o));
+      in_specs.push_back(out_specs_[o]);
+      operands.push_back(*cotangents[o]);
+    }
+    auto const outs = call_of(body, avals, std::move(in_specs), in_specs_, operands);
+    return {outs.begin(), outs.end()};
+  }
+
+ private:
+  /// Each device runs the plan on views of its parts of the inputs and
+  /// writes its parts of the outputs into the global results.
+  std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
+    std::vector<std::vector<PartRanges>> in_parts, out_parts;
+    for (std::size_t i = 0; i < inputs.size(); ++i) in_parts.push_back(parts_of(in_specs_[i], inputs[i].shape()));
+    std::vector<AnyArray> outputs;
+    std::vector<void*> out_data;
+    std::vector<NamedSharding> out_shardings;
+    for (std::size_t o = 0; o < out_avals_.size(); ++o) {
+      out_shardings.emplace_back(mesh_, out_specs_[o]);
+      out_parts.push_back(parts_of(out_specs_[o], out_avals_[o].shape));
+      with_element_type(out_avals_[o].dtype, [&]<class T>(std::type_identity<T>) {
+        auto [array, data] = allocate<T>(out_avals_[o].shape);
+        outputs.emplace_back(std::move(array));
+        out_data.push_back(data);
+      });
+    }
+    run_spmd(mesh_, [&](std::size_t position) {
+      std::vector<AnyArray> local;
+      for (std::size_t i = 0; i < inputs.size(); ++i)
+        local.push_back(inputs[i].visit([&](auto const& x) { return AnyArray(part_view(x, in_parts[i][position])); }));
+      auto const results = plan_.run(local);
+      for (std::size_t o = 0; o < results.size(); ++o) {
+        if (!writes_its_part(out_shardings[o], position)) continue;
+        results[o].visit([&]<class T>(Array<T> const& part) {
+          write_part(part, static_cast<T*>(out_data[o]), out_avals_[o].shape, out_parts[o][position]);
+        });
+      }
+    });
+    for (std::size_t o = 0; o < outputs.size(); ++o)
+      outputs[o] = outputs[o].visit([&](auto const& x) { return AnyArray(with_sharding(x, out_shardings[o])); });
+    return outputs;
+  }
+
+  std::vector<PartRanges> parts_of(P const& spec, Shape const& global_shape) const {
+    std::vector<PartRanges> parts;
+    for (auto& held : NamedSharding(mesh_, spec).devices_indices_map(global_shape)) parts.push_back(std::move(held.second));
+    return parts;
+  }
+  std::vector<graph::Aval> local_in_avals() const {
+    std::vector<graph::Aval> avals;
+    for (auto const& v : plan_.program().trace->inputs) avals.push_back({v->dtype, v->shape});
+    return avals;
+  }
+  graph::Aval out_aval(std::size_t o) const { return graph::aval_of(plan_.program().outputs[o]); }
+  /// How many devices hold each part of a value laid out by `spec`.
+  std::int64_t replicas(P const& spec) const {
+    std::int64_t k = 1;
+    NamedSharding const s(mesh_, spec);
+    for (std::size_t a = 0; a < mesh_.axis_names().size(); ++a)
+      if (!s.spec_uses(mesh_.axis_names()[a])) k *= mesh_.device_shape()[a];
+    return k;
+  }
+  static AnyArray zeros_of(graph::Aval const& aval) {
+    return with_element_type(aval.dtype, [&]<class T>(std::type_identity<T>) { return AnyArray(numpy::zeros<T>(aval.shape)); });
+  }
+  static AnyArray scaled(AnyArray const& x, double factor) {
+    if (factor == 1.0) return x;
+    return x.visit([&]<class T>(Array<T> const& a) { return AnyArray(Array<T>(a * static_cast<T>(factor))); });
+  }
+  static AnyArray summed_over(AnyArray const& x, std::string const& axis) {
+    return x.visit([&](auto const& a) { return AnyArray(lax::psum(a, axis)); });
+  }
+  /// A shard_map of `body` traced on these per-device avals, applied.
+  std::vector<AnyArray> call_of(graph::FlatFunction const& body, std::span<graph::Aval const> avals,
+                                std::vector<P> in_specs, std::vector<P> out_specs,
+                                std::vector<AnyArray> operands) const {
+    std::vector<AnyArray> closure;
+    auto program = trace_on_mesh(body, mesh_, avals, closure);
+    for (auto& c : closure) {
+      in_specs.emplace_back();
+      operands.push_back(std::move(c));
+    }
+    auto call = std::make_shared<ShardMapCall const>(std::move(program), mesh_, std::move(in_specs), std::move(out_specs));
+    return call->evaluate(operands);
+  }
+
+  Mesh mesh_;
+  std::vector<P> in_specs_, out_specs_;
+  graph::Plan plan_;
+  std::vector<graph::Aval> out_avals_;
+};
+
+/// Python's shape of an aval in errors: float32[8,4].
+inline std::string short_aval(AnyArray const& x) {
+  std::string s(name(x.dtype()));
+  s += '[';
+  for (std::size_t d = 0; d < x.shape().size(); ++d) s += (d ? "," : "") + std::to_string(x.shape()[d]);
+  return s + ']';
+}
+
+/// The per-device aval of an argument leaf; JAX's errors for a spec longer
+/// than its rank or a split that does not divide it.
+inline graph::Aval local_aval(Mesh const& mesh, P const& spec, AnyArray const& leaf, std::string const& where) {
+  auto const rank = leaf.shape().size();
+  if (spec.size() > rank)
+    throw Error("shard_map applied to the function '<lambda>' was given an in_specs entry which is too long to be "
+                "compatible with the corresponding input value from the function:\n\nin_specs" + where + " is " +
+                to_string(spec) + " which has length " + std::to_string(spec.size()) + ", but the passed args" +
+                where + " has shape " + short_aval(leaf) + ", which has rank " + std::to_string(rank) + " (and " +
+                std::to_string(rank) + " < " + std::to_string(spec.size()) +
+                ")\n\nEntries in in_specs must be of length no greater than the number of axes in the corresponding "
+                "input value.\n\nEither revise the spec to be shorter, or modify '<lambda>' so that its inputs have "
+                "sufficient rank." +
+                (rank == 0 ? "\n\nFor scalar values (rank 0), consider using an in_specs entry of `P()`, where `P = "
+                             "jaxcc::P`."
+                           : ""));
+  graph::Aval aval{leaf.dtype(), leaf.shape()};
+  for (std::size_t d = 0; d < spec.size(); ++d) {
+    auto const& names = spec.entries()[d].names;
+    if (names.empty()) continue;
+    std::int64_t ways = 1;
+    for (auto const& n : names) ways *= mesh.axis_size(n);
+    if (aval.shape[d] % ways != 0) {
+      std::string axes = names.size() > 1 ? "axes (" : "axis '";
+      if (names.size() > 1) {
+        for (std::size_t k = 0; k < names.size(); ++k) axes += (k ? ", '" : "'") + names[k] + "'";
+        axes += ")";
+      } else {
+        axes += names[0] + "'";
+      }
+      throw Error("shard_map applied to the function '<lambda>' was given argument arrays with axis sizes that are "
+                  "not evenly divisible by the corresponding mesh axis sizes:\n\nThe mesh given has shape " +
+                  mesh_shape_string(mesh) + ".\n\nthe passed args" + where + " of shape " + short_aval(leaf) +
+                  " corresponds to in_specs" + where + " of value " + to_string(spec) + ", which maps array axis " +
+                  std::to_string(d) + " (of size " + std::to_string(aval.shape[d]) + ") to mesh " + axes + " (of " +
+                  (names.size() > 1 ? "total " : "") + "size " + std::to_string(ways) + "), but " +
+                  std::to_string(ways) + " does not evenly divide " + std::to_string(aval.shape[d]) +
+                  "\n\nArray arguments' axis sizes must be evenly divisible by the mesh axis or axes indicated by "
+                  "the corresponding elements of the argument's in_specs entry. Consider checking that in_specs are "
+                  "correct, and if so consider changing the mesh axis sizes or else padding the input and adapting "
+                  "'<lambda>' appropriately.");
+    }
+    aval.shape[d] /= ways;
+  }
+  return aval;
+}
+
+/// The spec of an argument leaf given no in_specs: its own sharding's,
+/// which must be on the same mesh; P() for an array not put on a mesh.
+inline P inferred_spec(Mesh const& mesh, AnyArray const& leaf) {
+  auto const sharding = leaf.visit([](auto const& a) { return ArrayAccess::impl(a).sharding; });
+  if (!sharding) return P();
+  if (!(sharding->mesh() == mesh))
+    throw Error("shard_map was given no in_specs and an argument laid out on " + to_string(sharding->mesh()) +
+                ", not on its mesh " + to_string(mesh) + ": pass in_specs, or device_put the argument on the mesh");
+  return sharding->spec();
+}
+
+/// How many Array leaves each element of a returned tuple has, when the
+/// output is a tuple of `count` elements.
+template <class Out>
+std::optional<std::vector<std::size_t>> leaves_per_element(Out const& out, std::size_t count) {
+  if constexpr (requires { std::tuple_size<Out>::value; }) {
+    if (std::tuple_size_v<Out> != count) return std::nullopt;
+    return std::apply([](auto const&... e) { return std::vector<std::size_t>{array_leaves(e).size()...}; }, out);
+  } else {
+    return std::nullopt;
+  }
+}
+
+template <class F>
+class ShardMapped {
+ public:
+  ShardMapped(F f, std::optional<Mesh> mesh, std::optional<std::vector<P>> in, std::vector<P> out, bool check)
+      : f_(std::move(f)), mesh_(std::move(mesh)), in_(std::move(in)), out_(std::move(out)), check_(check) {}
+
+  template <class... Args>
+  auto operator()(Args const&... args) const {
+    Mesh const mesh = mesh_ ? *mesh_ : current_mesh("shard_map");
+    FlatCall<F, Args...> flat(f_, std::tuple<Args...>{args...});
+    auto operands = flat.argument_leaves();
+
+    // One spec per input leaf: its argument's, or the leaf's own layout.
+    if (in_ && in_->size() != 1 && in_->size() != sizeof...(Args))
+      throw Error("shard_map in_specs has " + std::to_string(in_->size()) + " entries for " +
+                  std::to_string(sizeof...(Args)) + " positional arguments: give one per argument");
+    std::vector<P> in_specs;
+    std::vector<graph::Aval> avals;
+    std::size_t argument = 0, leaf = 0;
+    auto const per_argument = [&](auto const& arg) {
+      for (std::size_t k = 0, n = array_leaves(arg).size(); k < n; ++k, ++leaf) {
+        auto const spec = in_ ? (*in_)[in_->size() == 1 ? 0 : argument] : inferred_spec(mesh, operands[leaf]);
+        avals.push_back(local_aval(mesh, spec, operands[leaf], "[" + std::to_string(argument) + "]"));
+        in_specs.push_back(spec);
+      }
+      ++argument;
+    };
+    (per_argument(args), ...);
+
+    std::vector<AnyArray> closure;
+    auto program = trace_on_mesh(flat, mesh, avals, closure);
+    for (auto& c : closure) {  // values of enclosing traces: the same on every device
+      in_specs.emplace_back();
+      operands.push_back(std::move(c));
+    }
+
+    // One spec per output leaf.
+    auto const n_out = program.outputs.size();
+    std::vector<P> out_specs;
+    std::vector<std::string> out_paths;
+    if (out_.size() == 1) {
+      out_specs.assign(n_out, out_[0]);
+      out_paths.assign(n_out, "");
+    } else {
+      auto const counts = leaves_per_element(flat.output(), out_.size());
+      if (!counts)
+        throw Error("shard_map out_specs has " + std::to_string(out_.size()) +
+                    " entries but the function does not return a tuple of that many elements");
+      for (std::size_t e = 0; e < counts->size(); ++e)
+        for (std::size_t k = 0; k < (*counts)[e]; ++k) {
+          out_specs.push_back(out_[e]);
+          out_paths.push_back("[" + std::to_string(e) + "]");
+        }
+    }
+    for (std::size_t o = 0; o < n_out; ++o)
+      if (out_specs[o].size() > program.outputs[o].shape().size())
+        throw Error("shard_map applied to the function '<lambda>' was given an out_specs entry which is too long to "
+                    "be compatible with the corresponding output value from the function:\n\nout_specs" +
+                    out_paths[o] + " is " + to_string(out_specs[o]) + " which has length " +
+                    std::to_string(out_specs[o].size()) + ", but <lambda>(*args)" + out_paths[o] + " has shape " +
+                    short_aval(program.outputs[o]) + ", which has rank " +
+                    std::to_string(program.outputs[o].shape().size()) + " (and " +
+                    std::to_string(program.outputs[o].shape().size()) + " < " + std::to_string(out_specs[o].size()) +
+                    ")\n\nEntries in out_specs must be of length no greater than the number of axes in the "
+                    "corresponding output value.\n\nEither revise the spec to be shorter, or modify '<lambda>' so "
+                    "that its outputs have sufficient rank.");
+    if (check_) check_replication(program, mesh, in_specs, out_specs, out_paths);
+
+    graph::optimize(program);
+    auto call = std::make_shared<ShardMapCall const>(std::move(program), mesh, std::move(in_specs), std::move(out_specs));
+    return flat.unflatten_output(call->evaluate(operands));
+  }
+
+ private:
+  F f_;
+  std::optional<Mesh> mesh_;
+  std::optional<std::vector<P>> in_;
+  std::vector<P> out_;
+  bool check_;
+};
+
+template <class Option>
+concept ShardMapOption =
+    std::same_as<Option, in_specs_t> || std::same_as<Option, out_specs_t> || std::same_as<Option, check_vma_t>;
+
+template <class F, class... Options>
+auto make_shard_map(F f, std::optional<Mesh> mesh, Options const&... options) {
+  static_assert((std::same_as<Options, out_specs_t> || ...), "shard_map needs out_specs(P(...), ...)");
+  std::optional<std::vector<P>> in;
+  std::vector<P> out;
+  bool check = true;
+  auto const take = [&](auto const& option) {
+    using O = std::remove_cvref_t<decltype(option)>;
+    if constexpr (std::same_as<O, in_specs_t>) in = option.specs;
+    else if constexpr (std::same_as<O, out_specs_t>) out = option.specs;
+    else check = option.value;
+  };
+  (take(options), ...);
+  return ShardMapped<F>(std::move(f), std::move(mesh), std::move(in), std::move(out), check);
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc {
+
+/// jax.shard_map: `shard_map(f, mesh, in_specs(P("data")), out_specs(P("data")))`.
+/// Without in_specs each argument keeps the layout device_put gave it.
+template <class F, detail::ShardMapOption... Options>
+auto shard_map(F f, Mesh mesh, Options const&... options) {
+  return detail::make_shard_map(std::move(f), std::optional<Mesh>(std::move(mesh)), options...);
+}
+/// shard_map over the mesh set by set_mesh (read when it is called).
+template <class F, detail::ShardMapOption... Options>
+auto shard_map(F f, Options const&... options) {
+  return detail::make_shard_map(std::move(f), std::nullopt, options...);
+}
+
+}  // namespace jaxcc
