@@ -22,6 +22,10 @@
 //   run_row(params, operands, steps, out, n)   -> elementwise primitives: n
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
+//   partition(params, layouts, reshard, parts...)
+//                                              -> sharded jit: {result on this
+//                                                 device's parts, its layout,
+//                                                 axes it is partial over}
 //   bind(params, operands...), binds_axis(params, name), axis_variance(params)
 //                                              -> for collectives, which bind
 //                                                 to the trace of their axis
@@ -235,6 +239,12 @@ class PrimitiveOf final : public PrimitiveBase {
     }
   }
 
+  std::optional<Partitioned> partition(std::span<AnyArray const> parts, std::span<Layout const> layouts,
+                                       Resharder const& reshard) const override {
+    if constexpr (requires { P::partition(params_, layouts, reshard, std::declval<Operands const&>()...); })
+      return std::apply([&](auto const&... ops) { return P::partition(params_, layouts, reshard, ops...); }, rebuild(parts));
+    else return std::nullopt;
+  }
   std::optional<AxisVariance> axis_variance() const override {
     if constexpr (requires { P::axis_variance(params_); }) return P::axis_variance(params_);
     else return std::nullopt;

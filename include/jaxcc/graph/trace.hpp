@@ -20,6 +20,7 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/graph/batch_dim.hpp"
+#include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/var.hpp"
 
 namespace jaxcc::graph {
@@ -80,6 +81,15 @@ class PrimitiveBase {
   /// For a collective: how it changes where its result varies. Others
   /// vary wherever one of their operands does.
   virtual std::optional<AxisVariance> axis_variance() const { return std::nullopt; }
+  /// Sharded jit: this primitive applied to this device's parts of its
+  /// operands, laid out as `layouts` (the mesh axes are bound), resharding
+  /// operands through `reshard` where it must. None: no rule, and the
+  /// partitioner gathers the operands whole (elementwise primitives need
+  /// none: the partitioner lines their operands up itself).
+  virtual std::optional<Partitioned> partition(std::span<AnyArray const> /*parts*/, std::span<Layout const> /*layouts*/,
+                                               Resharder const& /*reshard*/) const {
+    return std::nullopt;
+  }
   /// Whether this applies the same function as `other`: the same primitive
   /// with equal parameters (jit's CSE merges such applications to the same
   /// inputs). No by default: a primitive whose parameters can't be compared.

@@ -8,11 +8,14 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
@@ -29,6 +32,17 @@ struct broadcast_in_dim_p {
     Axes broadcast_dimensions;   // operand dimension i becomes result dimension broadcast_dimensions[i]
     friend bool operator==(Params const&, Params const&) = default;
   };
+
+  /// Sharded jit: each operand dimension keeps its split where it lands;
+  /// the new dimensions are whole on every device.
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const&, Array<T> const& x) {
+    auto out = graph::Layout::replicated(p.shape.size());
+    for (std::size_t i = 0; i < p.broadcast_dimensions.size(); ++i)
+      out.dims[static_cast<std::size_t>(p.broadcast_dimensions[i])] = layouts[0].dims[i];
+    return graph::Partitioned{detail::bind<broadcast_in_dim_p>({detail::part_shape(p.shape, out), p.broadcast_dimensions}, x), out};
+  }
 
   static bool is_identity(Params const& p, Shape const& operand) {
     for (std::size_t i = 0; i < p.broadcast_dimensions.size(); ++i)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -22,6 +23,7 @@
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
 namespace jaxcc::detail {
@@ -176,6 +178,53 @@ struct dot_general_p {
     auto const list = detail::axes_list_string;
     return "dimension_numbers=((" + list(p.lhs_contracting) + ", " + list(p.rhs_contracting) + "), (" +
            list(p.lhs_batch) + ", " + list(p.rhs_batch) + "))";
+  }
+
+  /// Sharded jit (GSPMD's dot rule): batch and free dimensions keep their
+  /// splits; a contraction split the same way on both sides is multiplied
+  /// part by part, leaving partial sums over its mesh axes (the
+  /// partitioner adds them with psum); any other split of a contracted or
+  /// batch dimension, or a mesh axis the result would use twice, is
+  /// gathered first.
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& lhs,
+                                                     Array<T> const& rhs) {
+    auto want_l = layouts[0], want_r = layouts[1];
+    auto const at = [](graph::Layout& l, std::int64_t d) -> std::vector<std::string>& {
+      return l.dims[static_cast<std::size_t>(d)];
+    };
+    std::vector<std::string> partial;
+    for (std::size_t i = 0; i < p.lhs_batch.size(); ++i)
+      if (at(want_l, p.lhs_batch[i]) != at(want_r, p.rhs_batch[i])) at(want_l, p.lhs_batch[i]).clear(), at(want_r, p.rhs_batch[i]).clear();
+    for (std::size_t i = 0; i < p.lhs_contracting.size(); ++i) {
+      auto& l = at(want_l, p.lhs_contracting[i]);
+      auto& r = at(want_r, p.rhs_contracting[i]);
+      if (l == r) partial.insert(partial.end(), l.begin(), l.end());
+      else l.clear(), r.clear();
+    }
+    auto const free_dims = [](std::int64_t rank, Axes const& a, Axes const& b) {
+      Axes out;
+      for (std::int64_t d = 0; d < rank; ++d)
+        if (std::find(a.begin(), a.end(), d) == a.end() && std::find(b.begin(), b.end(), d) == b.end()) out.push_back(d);
+      return out;
+    };
+    auto const lhs_free = free_dims(lhs.ndim(), p.lhs_batch, p.lhs_contracting);
+    auto const rhs_free = free_dims(rhs.ndim(), p.rhs_batch, p.rhs_contracting);
+    // A mesh axis may split one dimension of the result: the rhs gives way.
+    std::vector<std::string> used = partial;
+    for (auto d : p.lhs_batch) used.insert(used.end(), at(want_l, d).begin(), at(want_l, d).end());
+    for (auto d : lhs_free) used.insert(used.end(), at(want_l, d).begin(), at(want_l, d).end());
+    for (auto d : rhs_free)
+      for (auto const& a : at(want_r, d))
+        if (std::find(used.begin(), used.end(), a) != used.end()) at(want_r, d).clear();
+    graph::Layout out;
+    for (auto d : p.lhs_batch) out.dims.push_back(at(want_l, d));
+    for (auto d : lhs_free) out.dims.push_back(at(want_l, d));
+    for (auto d : rhs_free) out.dims.push_back(at(want_r, d));
+    auto const l = reshard(AnyArray(lhs), layouts[0], want_l).template as<T>();
+    auto const r = reshard(AnyArray(rhs), layouts[1], want_r).template as<T>();
+    return graph::Partitioned{detail::bind<dot_general_p>(p, l, r), out, partial, graph::PartialCombine::sum};
   }
 
   template <Element T>

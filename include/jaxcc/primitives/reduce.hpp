@@ -17,6 +17,8 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -28,6 +30,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/concatenate.hpp"
 #include "jaxcc/primitives/elementwise.hpp"
@@ -74,6 +77,23 @@ struct Reduction {
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {
     return reduce_shape_rule(Derived::name, x.shape(), p.axes);
+  }
+
+  /// Sharded jit, for the reductions whose parts combine (sum, max, min):
+  /// each device reduces its part; over a split dimension the results are
+  /// partial, and the partitioner combines them across those mesh axes.
+  template <Element T>
+    requires requires { Derived::partial_combine; }
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const&, Array<T> const& x) {
+    graph::Layout out;
+    std::vector<std::string> partial;
+    for (std::size_t d = 0; d < layouts[0].dims.size(); ++d) {
+      auto const& axes = layouts[0].dims[d];
+      if (std::find(p.axes.begin(), p.axes.end(), static_cast<std::int64_t>(d)) == p.axes.end()) out.dims.push_back(axes);
+      else partial.insert(partial.end(), axes.begin(), axes.end());
+    }
+    return graph::Partitioned{bind<Derived>(p, x), out, partial, Derived::partial_combine};
   }
 
   /// make_jaxpr's `reduce_sum[axes=(0, 1)]`.
@@ -273,6 +293,7 @@ namespace jaxcc::primitives {
 
 struct reduce_sum_p : detail::Reduction<reduce_sum_p> {
   static constexpr std::string_view name = "reduce_sum";
+  static constexpr graph::PartialCombine partial_combine = graph::PartialCombine::sum;
   using monoid = add_p;
   template <Element T>
   static constexpr T identity() {
@@ -340,6 +361,7 @@ namespace jaxcc::primitives {
 
 struct reduce_max_p : detail::ChooserReduction<reduce_max_p> {
   static constexpr std::string_view name = "reduce_max";
+  static constexpr graph::PartialCombine partial_combine = graph::PartialCombine::max;
   using monoid = max_p;
   template <Element T>
   static constexpr T identity() {
@@ -351,6 +373,7 @@ struct reduce_max_p : detail::ChooserReduction<reduce_max_p> {
 
 struct reduce_min_p : detail::ChooserReduction<reduce_min_p> {
   static constexpr std::string_view name = "reduce_min";
+  static constexpr graph::PartialCombine partial_combine = graph::PartialCombine::min;
   using monoid = min_p;
   template <Element T>
   static constexpr T identity() {

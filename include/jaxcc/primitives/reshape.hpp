@@ -2,6 +2,8 @@
 // of the buffer when the input is contiguous, else one copy.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -9,6 +11,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 
 namespace jaxcc::primitives {
 
@@ -54,6 +57,28 @@ struct reshape_p {
   }
 
   static std::string params_string(Params const& p) { return "dimensions=None new_sizes=" + to_string(p.new_sizes); }
+
+  /// Sharded jit: when every split dimension lies in the leading
+  /// dimensions that the reshape keeps as they are, each device reshapes
+  /// its part; otherwise no rule (the partitioner gathers the operand).
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const&, Array<T> const& x) {
+    auto const& in = layouts[0];
+    auto const whole = detail::global_shape(x.shape(), in);
+    Shape out = p.new_sizes;
+    std::int64_t known = 1;
+    for (auto d : out) known *= d >= 0 ? d : 1;
+    for (auto& d : out)
+      if (d < 0) d = whole.numel() / known;
+    std::size_t kept = 0;
+    while (kept < whole.size() && kept < out.size() && whole[kept] == out[kept]) ++kept;
+    for (std::size_t d = kept; d < in.dims.size(); ++d)
+      if (!in.dims[d].empty()) return std::nullopt;
+    auto layout = graph::Layout::replicated(out.size());
+    for (std::size_t d = 0; d < kept; ++d) layout.dims[d] = in.dims[d];
+    return graph::Partitioned{detail::bind<reshape_p>({detail::part_shape(out, layout)}, x), layout};
+  }
 
   template <Element T>
   static Array<T> jvp(Params const&, Array<T> const& out, Array<T> const&, Array<T> const& t) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 
 namespace jaxcc::primitives {
 
@@ -28,6 +30,17 @@ struct squeeze_p {
   };
 
   static bool is_identity(Params const& p, Shape const&) { return p.dimensions.empty(); }
+
+  /// Sharded jit: the dropped dimensions have size 1, so are not split.
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const&, Array<T> const& x) {
+    graph::Layout out;
+    for (std::size_t d = 0; d < layouts[0].dims.size(); ++d)
+      if (std::find(p.dimensions.begin(), p.dimensions.end(), static_cast<std::int64_t>(d)) == p.dimensions.end())
+        out.dims.push_back(layouts[0].dims[d]);
+    return graph::Partitioned{detail::bind<squeeze_p>(p, x), out};
+  }
 
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {

@@ -1,12 +1,15 @@
 // transpose: permute the axes. Always a view (strides permuted), no copy.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 
 namespace jaxcc::primitives {
 
@@ -16,6 +19,15 @@ struct transpose_p {
     Axes permutation;
     friend bool operator==(Params const&, Params const&) = default;
   };
+
+  /// Sharded jit: the splits move with their dimensions.
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const&, Array<T> const& x) {
+    graph::Layout out;
+    for (auto d : p.permutation) out.dims.push_back(layouts[0].dims[static_cast<std::size_t>(d)]);
+    return graph::Partitioned{detail::bind<transpose_p>(p, x), out};
+  }
 
   static bool is_identity(Params const& p, Shape const&) {
     for (std::size_t i = 0; i < p.permutation.size(); ++i)

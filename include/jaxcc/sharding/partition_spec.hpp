@@ -37,6 +37,13 @@ class P {
   template <class... Es>
   explicit P(Es const&... entries) : entries_{entry(entries)...} {}
 
+  /// A spec of these entries.
+  static P from_entries(std::vector<Entry> entries) {
+    P p;
+    p.entries_ = std::move(entries);
+    return p;
+  }
+
   std::vector<Entry> const& entries() const noexcept { return entries_; }
   std::size_t size() const noexcept { return entries_.size(); }
   friend bool operator==(P const&, P const&) = default;

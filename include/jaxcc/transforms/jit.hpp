@@ -21,6 +21,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <tuple>
@@ -33,6 +34,8 @@
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
+#include "jaxcc/sharding/named_sharding.hpp"
+#include "jaxcc/sharding/partition.hpp"
 #include "jaxcc/transforms/closed_call.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 #include "jaxcc/tree/flatten.hpp"
@@ -68,6 +71,12 @@ struct donate_argnums_t : detail::ArgumentSet<I...> {};
 template <std::size_t... I>
 inline constexpr donate_argnums_t<I...> donate_argnums{};
 
+/// jit's out_shardings: every output laid out as `sharding`.
+struct out_shardings_t {
+  NamedSharding sharding;
+};
+inline out_shardings_t out_shardings(NamedSharding sharding) { return {std::move(sharding)}; }
+
 namespace config {
 /// Log why jit traces again (jax_explain_cache_misses) to std::cerr.
 /// Initially on when the environment sets JAXCC_EXPLAIN_CACHE_MISSES=1.
@@ -99,7 +108,8 @@ template <std::size_t... I>
 struct is_donate_argnums<donate_argnums_t<I...>> : std::true_type {};
 
 template <class Option>
-concept JitOption = is_static_argnums<Option>::value || is_donate_argnums<Option>::value;
+concept JitOption = is_static_argnums<Option>::value || is_donate_argnums<Option>::value ||
+                    std::same_as<Option, out_shardings_t>;
 
 /// A static argument's value, erased.
 class StaticValue {
@@ -122,14 +132,18 @@ class StaticValueOf final : public StaticValue {
   T value_;
 };
 
-/// One leaf of a traced argument in the key: an Array's dtype and shape,
-/// or a scalar's dtype and bits.
+/// One leaf of a traced argument in the key: an Array's dtype, shape and
+/// layout over devices, or a scalar's dtype and bits.
 struct LeafKey {
   DType dtype;
   Shape shape;
   bool is_array;
   std::uint64_t bits;
-  friend bool operator==(LeafKey const&, LeafKey const&) = default;
+  std::shared_ptr<NamedSharding const> sharding{};
+  friend bool operator==(LeafKey const& a, LeafKey const& b) {
+    return a.dtype == b.dtype && a.shape == b.shape && a.is_array == b.is_array && a.bits == b.bits &&
+           (a.sharding == b.sharding || (a.sharding && b.sharding && *a.sharding == *b.sharding));
+  }
 };
 
 struct JitKey {
@@ -162,7 +176,7 @@ void append_leaf_keys(Arg const& arg, std::vector<LeafKey>& out) {
       [&](auto const& leaf) {
         using L = std::remove_cvref_t<decltype(leaf)>;
         if constexpr (AnArray<L>) {
-          out.push_back({leaf.dtype(), leaf.shape(), true, 0});
+          out.push_back({leaf.dtype(), leaf.shape(), true, 0, ArrayAccess::impl(leaf).sharding});
         } else if constexpr (Scalar<L>) {
           std::uint64_t bits = 0;
           std::memcpy(&bits, &leaf, sizeof leaf);
@@ -203,7 +217,8 @@ inline std::pair<int, std::string> key_difference(JitKey const& now, JitKey cons
   for (std::size_t i = 0; i < now.statics.size(); ++i)
     if (!now.statics[i]->equals(*before.statics[i])) kinds[1].add("at " + static_names[i] + ", a value not equal to the one before");
   auto const describe = [](LeafKey const& k) {
-    return k.is_array ? aval_string({k.dtype, k.shape}) : std::string("a scalar constant of another value");
+    if (!k.is_array) return std::string("a scalar constant of another value");
+    return aval_string({k.dtype, k.shape}) + (k.sharding ? " laid out as " + to_string(*k.sharding) : std::string());
   };
   if (now.structures == before.structures)  // else leaves do not line up
     for (std::size_t i = 0; i < now.leaves.size(); ++i)
@@ -221,14 +236,15 @@ inline std::pair<int, std::string> key_difference(JitKey const& now, JitKey cons
 }
 
 /// What a cache entry holds: the call, and the structure of f's output.
+/// (A jit call, or for arrays laid out on a mesh a partitioned shard_map.)
 struct JitEntryBase {
-  explicit JitEntryBase(std::shared_ptr<ClosedCall const> c) : call(std::move(c)) {}
+  explicit JitEntryBase(std::shared_ptr<graph::PrimitiveBase const> c) : call(std::move(c)) {}
   virtual ~JitEntryBase() = default;
-  std::shared_ptr<ClosedCall const> call;
+  std::shared_ptr<graph::PrimitiveBase const> call;
 };
 template <class Out>
 struct JitEntry final : JitEntryBase {
-  JitEntry(std::shared_ptr<ClosedCall const> c, Out o) : JitEntryBase(std::move(c)), out(std::move(o)) {}
+  JitEntry(std::shared_ptr<graph::PrimitiveBase const> c, Out o) : JitEntryBase(std::move(c)), out(std::move(o)) {}
   Out out;
 };
 
@@ -281,7 +297,8 @@ class JitCache {
 template <class F, class Statics = static_argnums_t<>, class Donated = donate_argnums_t<>>
 class Jitted {
  public:
-  explicit Jitted(F f) : f_(std::move(f)), cache_(std::make_shared<detail::JitCache>()) {}
+  explicit Jitted(F f, std::optional<NamedSharding> out_sharding = std::nullopt)
+      : f_(std::move(f)), out_sharding_(std::move(out_sharding)), cache_(std::make_shared<detail::JitCache>()) {}
 
   template <class... Args>
   auto operator()(Args const&... args) const {
@@ -312,7 +329,14 @@ class Jitted {
       std::vector<AnyArray> closure;
       auto program = graph::trace_program(flat, avals, closure);
       graph::optimize(program);
-      auto call = std::make_shared<detail::ClosedCall const>("jit", std::move(program), donated_leaves(args...));
+      std::shared_ptr<graph::PrimitiveBase const> call;
+      if (auto const mesh = detail::mesh_of(operands, out_sharding_)) {
+        auto inputs = operands;  // values of enclosing traces are whole on every device
+        inputs.insert(inputs.end(), closure.begin(), closure.end());
+        call = detail::partitioned_call(program, *mesh, inputs, out_sharding_);
+      } else {
+        call = std::make_shared<detail::ClosedCall const>("jit", std::move(program), donated_leaves(args...));
+      }
       auto made = std::make_shared<Entry const>(std::move(call), flat.output());
       if (!closure.empty()) {
         // f read values traced by an enclosing transform: this program
@@ -403,19 +427,27 @@ class Jitted {
   }
 
   F f_;
+  std::optional<NamedSharding> out_sharding_;
   std::shared_ptr<detail::JitCache> cache_;
 };
 
 /// `f` traced once per signature into an optimized, cached plan
 /// (jax.jit). Options, in any order: `jaxcc::static_argnums<...>`,
-/// `jaxcc::donate_argnums<...>`.
+/// `jaxcc::donate_argnums<...>`, `jaxcc::out_shardings(sharding)`. Given
+/// arrays laid out on a mesh (device_put), or out_shardings, the plan is
+/// partitioned: each device computes its part (sharding/partition.hpp).
 template <class F, detail::JitOption... Options>
   requires((detail::is_static_argnums<Options>::value + ... + 0) <= 1 &&
-           (detail::is_donate_argnums<Options>::value + ... + 0) <= 1)
-auto jit(F f, Options...) {
+           (detail::is_donate_argnums<Options>::value + ... + 0) <= 1 &&
+           (std::same_as<Options, out_shardings_t> + ... + 0) <= 1)
+auto jit(F f, Options const&... options) {
   using Statics = typename detail::find_option<detail::is_static_argnums, static_argnums_t<>, Options...>::type;
   using Donated = typename detail::find_option<detail::is_donate_argnums, donate_argnums_t<>, Options...>::type;
-  return Jitted<F, Statics, Donated>(std::move(f));
+  std::optional<NamedSharding> out;
+  ([&] {
+    if constexpr (std::same_as<Options, out_shardings_t>) out = options.sharding;
+  }(), ...);
+  return Jitted<F, Statics, Donated>(std::move(f), std::move(out));
 }
 
 }  // namespace jaxcc

@@ -1,0 +1,44 @@
+// What sharded jit's partitioner speaks of: how a value of the program is
+// split over the mesh (for each dimension, the mesh axes it is split over,
+// major to minor), and what a primitive's partition rule gives back: its
+// result on this device's part, that result's layout, and the mesh axes
+// over which it is still a partial result (a local dot over a split
+// contraction: the partitioner completes it with psum, pmax or pmin).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "jaxcc/core/any_array.hpp"
+
+namespace jaxcc::graph {
+
+struct Layout {
+  std::vector<std::vector<std::string>> dims;  // one list per dimension; empty: not split
+
+  static Layout replicated(std::size_t rank) { return {std::vector<std::vector<std::string>>(rank)}; }
+  bool is_replicated() const {
+    for (auto const& d : dims)
+      if (!d.empty()) return false;
+    return true;
+  }
+  friend bool operator==(Layout const&, Layout const&) = default;
+};
+
+/// How the parts of a partial result combine.
+enum class PartialCombine { sum, max, min };
+
+struct Partitioned {
+  AnyArray value;
+  Layout layout;
+  std::vector<std::string> partial_over{};  // mesh axes still to combine over
+  PartialCombine combine = PartialCombine::sum;
+};
+
+/// The partitioner's resharding, offered to rules: `x` (this device's part,
+/// laid out as `from`) laid out as `to`.
+using Resharder = std::function<AnyArray(AnyArray const& x, Layout const& from, Layout const& to)>;
+
+}  // namespace jaxcc::graph

@@ -1,0 +1,228 @@
+// Sharded jit: a program over whole arrays rewritten into the program each
+// device runs on its parts (GSPMD's partitioner, on threads that share
+// memory). The program is interpreted once, under a new trace with the
+// mesh's axes bound, on per-device values that carry their Layout. Each
+// equation runs by its primitive's partition rule; elementwise equations
+// line their operands up with the most split one; equations without a rule
+// gather their operands whole and run as they are. Resharding is
+// all_gather over the mesh axes a split leaves, then a slice at this
+// device's axis_index for the axes it gains. The result is one shard_map
+// equation: the per-device program with a spec for each input and output.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/graph/layout.hpp"
+#include "jaxcc/graph/program.hpp"
+#include "jaxcc/lax/slicing.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
+#include "jaxcc/primitives/collectives.hpp"
+#include "jaxcc/sharding/named_sharding.hpp"
+#include "jaxcc/transforms/shard_map.hpp"
+
+namespace jaxcc::detail {
+
+inline graph::Layout layout_of(P const& spec, std::size_t rank) {
+  auto layout = graph::Layout::replicated(rank);
+  for (std::size_t d = 0; d < spec.size() && d < rank; ++d) layout.dims[d] = spec.entries()[d].names;
+  return layout;
+}
+
+/// The PartitionSpec of a layout, without trailing unsplit dimensions (as
+/// JAX shows the shardings it infers: P('data'), P()).
+inline P spec_of(graph::Layout const& layout) {
+  std::vector<P::Entry> entries;
+  for (auto const& names : layout.dims) entries.push_back({names, names.size() > 1});
+  while (!entries.empty() && entries.back().names.empty()) entries.pop_back();
+  return P::from_entries(std::move(entries));
+}
+
+/// This device's part number along a dimension split over `axes` (major to
+/// minor), as a traced int32 scalar.
+inline Array<std::int32_t> part_number(std::vector<std::string> const& axes) {
+  Array<std::int32_t> index = lax::axis_index(axes[0]);
+  for (std::size_t k = 1; k < axes.size(); ++k)
+    index = Array<std::int32_t>(index * static_cast<std::int32_t>(graph::find_axis(axes[k]).size) + lax::axis_index(axes[k]));
+  return index;
+}
+
+/// `x`, this device's part of a value laid out as `from`, laid out as `to`.
+template <Element T>
+Array<T> reshard(Array<T> x, graph::Layout const& from, graph::Layout const& to) {
+  if (from == to) return x;
+  auto const rank = from.dims.size();
+  for (std::size_t d = 0; d < rank; ++d)
+    if (!from.dims[d].empty() && from.dims[d] != to.dims[d])
+      for (auto axis = from.dims[d].rbegin(); axis != from.dims[d].rend(); ++axis)
+        x = lax::all_gather(x, *axis, static_cast<std::int64_t>(d), true);
+  std::vector<Array<std::int32_t>> starts;
+  Shape sizes = x.shape();
+  bool slices = false;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (!to.dims[d].empty() && from.dims[d] != to.dims[d]) {
+      sizes[d] /= parts_along(to.dims[d]);
+      starts.push_back(Array<std::int32_t>(part_number(to.dims[d]) * static_cast<std::int32_t>(sizes[d])));
+      slices = true;
+    } else {
+      starts.push_back(numpy::array(std::int32_t{0}));
+    }
+  }
+  return slices ? lax::dynamic_slice(x, starts, sizes) : x;
+}
+
+inline AnyArray reshard_any(AnyArray const& x, graph::Layout const& from, graph::Layout const& to) {
+  return x.visit([&](auto const& a) { return AnyArray(reshard(a, from, to)); });
+}
+
+/// A partial result combined over the mesh axes it is partial over.
+inline AnyArray completed(graph::Partitioned const& r) {
+  auto value = r.value;
+  for (auto const& axis : r.partial_over)
+    value = value.visit([&](auto const& a) -> AnyArray {
+      switch (r.combine) {
+        case graph::PartialCombine::max: return lax::pmax(a, axis);
+        case graph::PartialCombine::min: return lax::pmin(a, axis);
+        default: return lax::psum(a, axis);
+      }
+    });
+  return value;
+}
+
+/// Whether an equation maps its operands index by index: an elementwise
+/// primitive whose operands have the result's shape or one element.
+inline bool runs_elementwise(graph::Equation const& eq) {
+  if (!eq.primitive->is_elementwise() || eq.outputs.size() != 1) return false;
+  for (auto const& v : eq.inputs)
+    if (!(v->shape == eq.outputs[0]->shape) && v->shape.numel() != 1) return false;
+  return true;
+}
+
+struct PartitionedProgram {
+  graph::Program body;
+  std::vector<graph::Layout> out_layouts;
+};
+
+/// The per-device program of `global` for inputs laid out as `in_layouts`;
+/// outputs are laid out as their constraint says, where one is given.
+inline PartitionedProgram partition_program(graph::Program const& global, Mesh const& mesh,
+                                            std::vector<graph::Layout> const& in_layouts,
+                                            std::vector<std::optional<graph::Layout>> const& out_constraints) {
+  auto const& trace = *global.trace;
+  std::vector<graph::Aval> parts;
+  {
+    ScopedMeshAxes axes(mesh);
+    for (std::size_t i = 0; i < trace.inputs.size(); ++i)
+      parts.push_back({trace.inputs[i]->dtype, part_shape(trace.inputs[i]->shape, in_layouts[i])});
+  }
+  std::vector<graph::Layout> out_layouts;
+  graph::FlatFunction per_device = [&](std::vector<AnyArray> const& inputs) {
+    std::vector<std::optional<std::pair<AnyArray, graph::Layout>>> env(trace.var_count());
+    for (std::size_t i = 0; i < inputs.size(); ++i) env[trace.inputs[i]->id] = {inputs[i], in_layouts[i]};
+    for (auto const& c : trace.captures) env[c.var->id] = {c.value, graph::Layout::replicated(c.var->shape.size())};
+    graph::Resharder const reshard = reshard_any;
+    for (auto const& eq : trace.equations) {
+      std::vector<AnyArray> values;
+      std::vector<graph::Layout> layouts;
+      for (auto const& v : eq.inputs) {
+        values.push_back(env[v->id]->first);
+        layouts.push_back(env[v->id]->second);
+      }
+      std::vector<AnyArray> outs;
+      std::vector<graph::Layout> out;
+      if (runs_elementwise(eq)) {
+        // Line every full-shaped operand up with the most split one.
+        auto target = graph::Layout::replicated(eq.outputs[0]->shape.size());
+        std::size_t most = 0;
+        for (std::size_t k = 0; k < layouts.size(); ++k) {
+          if (!(eq.inputs[k]->shape == eq.outputs[0]->shape)) continue;
+          std::size_t split = 0;
+          for (auto const& d : layouts[k].dims) split += d.size();
+          if (split > most) most = split, target = layouts[k];
+        }
+        for (std::size_t k = 0; k < values.size(); ++k)
+          if (eq.inputs[k]->shape == eq.outputs[0]->shape) values[k] = reshard(values[k], layouts[k], target);
+        outs = eq.primitive->evaluate(values);
+        out.push_back(target);
+      } else if (auto r = eq.primitive->partition(values, layouts, reshard)) {
+        outs.push_back(completed(*r));
+        out.push_back(r->layout);
+      } else {
+        for (std::size_t k = 0; k < values.size(); ++k)
+          values[k] = reshard(values[k], layouts[k], graph::Layout::replicated(layouts[k].dims.size()));
+        outs = eq.primitive->evaluate(values);
+        for (auto const& o : eq.outputs) out.push_back(graph::Layout::replicated(o->shape.size()));
+      }
+      for (std::size_t k = 0; k < eq.outputs.size(); ++k) env[eq.outputs[k]->id] = {outs[k], out[k]};
+    }
+    std::vector<AnyArray> results;
+    out_layouts.clear();
+    for (std::size_t o = 0; o < global.outputs.size(); ++o) {
+      auto const& var = graph::var_of(global.outputs[o]);
+      auto [value, layout] = var && var->trace_id == trace.id()
+                                 ? *env[var->id]
+                                 : std::pair{global.outputs[o], graph::Layout::replicated(global.outputs[o].shape().size())};
+      if (out_constraints[o]) {
+        value = reshard(value, layout, *out_constraints[o]);
+        layout = *out_constraints[o];
+      }
+      results.push_back(std::move(value));
+      out_layouts.push_back(std::move(layout));
+    }
+    return results;
+  };
+  std::vector<AnyArray> closure;
+  auto body = trace_on_mesh(per_device, mesh, parts, closure);
+  return {std::move(body), std::move(out_layouts)};
+}
+
+/// The mesh of the arrays among `operands` that are laid out on one (and
+/// of the requested output sharding); JAX's error when they differ.
+inline std::optional<Mesh> mesh_of(std::vector<AnyArray> const& operands, std::optional<NamedSharding> const& out) {
+  std::optional<Mesh> mesh;
+  if (out) mesh = out->mesh();
+  for (auto const& x : operands) {
+    auto const s = x.visit([](auto const& a) { return ArrayAccess::impl(a).sharding; });
+    if (!s) continue;
+    if (!mesh) mesh = s->mesh();
+    else if (!(*mesh == s->mesh()))
+      throw Error("Received incompatible devices for jitted computation: arguments (or out_shardings) are laid out "
+                  "on " + to_string(*mesh) + " and on " + to_string(s->mesh()) + "; put them on one mesh");
+  }
+  return mesh;
+}
+
+/// jit's executable for arrays laid out on `mesh`: the program partitioned
+/// for their layouts (unsharded operands are whole on every device), as a
+/// shard_map equation.
+inline std::shared_ptr<graph::PrimitiveBase const> partitioned_call(graph::Program const& program, Mesh const& mesh,
+                                                                    std::vector<AnyArray> const& operands,
+                                                                    std::optional<NamedSharding> const& out) {
+  std::vector<graph::Layout> in_layouts;
+  std::vector<P> in_specs;
+  for (auto const& x : operands) {
+    auto const s = x.visit([](auto const& a) { return ArrayAccess::impl(a).sharding; });
+    in_specs.push_back(s ? s->spec() : P());
+    in_layouts.push_back(layout_of(in_specs.back(), x.shape().size()));
+  }
+  std::vector<std::optional<graph::Layout>> constraints;
+  for (auto const& o : program.outputs) {
+    if (!out) {
+      constraints.emplace_back();
+      continue;
+    }
+    out->shard_shape(o.shape());  // JAX's rank and divisibility errors
+    constraints.push_back(layout_of(out->spec(), o.shape().size()));
+  }
+  auto partitioned = partition_program(program, mesh, in_layouts, constraints);
+  graph::optimize(partitioned.body);
+  std::vector<P> out_specs;
+  for (auto const& l : partitioned.out_layouts) out_specs.push_back(spec_of(l));
+  return std::make_shared<ShardMapCall const>(std::move(partitioned.body), mesh, std::move(in_specs), std::move(out_specs));
+}
+
+}  // namespace jaxcc::detail

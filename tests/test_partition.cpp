@@ -1,0 +1,172 @@
+// Sharded jit: jit over arrays laid out on a mesh runs partitioned, each
+// device computing its part, and gives what the unsharded function gives.
+// Every primitive's partition rule is checked against the unsharded
+// result for random layouts of its operands (a fixed seed, so a failure
+// repeats). Run with JAXCC_NUM_DEVICES=8 (tests/CMakeLists.txt).
+#include "catch.hpp"
+
+#include <jaxcc/jaxcc.hpp>
+
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support.hpp"
+
+namespace jnp = jaxcc::numpy;
+namespace lax = jaxcc::lax;
+using jaxcc::Array;
+using jaxcc::axes;
+using jaxcc::Mesh;
+using jaxcc::NamedSharding;
+using jaxcc::none;
+using jaxcc::P;
+using jaxcc::testing::AllClose;
+
+namespace {
+
+Mesh mesh_of(jaxcc::Shape shape, std::vector<std::string> names) {
+  auto const& all = jaxcc::devices();
+  return Mesh(std::vector<jaxcc::Device>(all.begin(), all.begin() + shape.numel()), shape, std::move(names));
+}
+
+// A random PartitionSpec for a rank-2 array on the ('x', 'y') mesh: each
+// dimension whole, or split over 'x', 'y' or both, no mesh axis twice.
+P random_spec(std::mt19937& gen) {
+  std::vector<P::Entry> entries;
+  std::vector<std::string> unused{"x", "y"};
+  for (int d = 0; d < 2; ++d) {
+    P::Entry e;
+    switch (std::uniform_int_distribution<int>(0, 3)(gen)) {
+      case 1: e.names = {"x"}; break;
+      case 2: e.names = {"y"}; break;
+      case 3: e.names = {"x", "y"}, e.tuple = true; break;
+      default: break;
+    }
+    bool free = true;
+    for (auto const& n : e.names) free = free && std::find(unused.begin(), unused.end(), n) != unused.end();
+    if (!free) e = {};
+    for (auto const& n : e.names) unused.erase(std::find(unused.begin(), unused.end(), n));
+    entries.push_back(e);
+  }
+  return P::from_entries(entries);
+}
+
+using Binary = std::function<Array<float>(Array<float> const&, Array<float> const&)>;
+
+// f(a, b) under jit with a, b laid out by random specs equals f unsharded.
+void check_rule(std::string const& what, Binary const& f, jaxcc::Shape const& a_shape, jaxcc::Shape const& b_shape) {
+  auto const mesh = mesh_of({2, 2}, {"x", "y"});
+  auto const a = jaxcc_test::smooth(a_shape, 0.37, 0.2).astype<float>();
+  auto const b = jaxcc_test::smooth(b_shape, 0.61, 1.1).astype<float>();
+  auto const expected = f(a, b);
+  std::mt19937 gen(7);
+  for (int trial = 0; trial < 12; ++trial) {
+    auto const sa = random_spec(gen), sb = random_spec(gen);
+    INFO(what << " with a laid out as " << sa << " and b as " << sb);
+    auto const got = jaxcc::jit(f)(jaxcc::device_put(a, NamedSharding(mesh, sa)), jaxcc::device_put(b, NamedSharding(mesh, sb)));
+    REQUIRE_THAT(got, AllClose(expected, 1e-5, 1e-5));
+    REQUIRE(got.sharding().mesh() == mesh);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the seed's matmul: the output is split as its operands' free dimensions", "[partition][seed]") {
+  auto const mesh = mesh_of({4, 2}, {"data", "model"});
+  auto const matmul = jaxcc::jit([](Array<float> const& a, Array<float> const& b) { return jnp::matmul(a, b); });
+  auto const a = jaxcc::device_put(jnp::ones<float>({1024, 512}), NamedSharding(mesh, P("data", none)));
+  auto const b = jaxcc::device_put(jnp::ones<float>({512, 256}), NamedSharding(mesh, P(none, "model")));
+  auto const c = matmul(a, b);
+  REQUIRE(c.sharding() == NamedSharding(mesh, P("data", "model")));
+  // Each element adds 512 ones.
+  REQUIRE_THAT(c, AllClose(jnp::full<float>({1024, 256}, 512.f), 0, 0));
+}
+
+TEST_CASE("a split contraction becomes partial sums and a psum", "[partition]") {
+  auto const mesh = mesh_of({4}, {"k"});
+  auto const a = jaxcc_test::smooth({6, 8}).astype<float>();
+  auto const b = jaxcc_test::smooth({8, 5}, 0.23).astype<float>();
+  auto const f = jaxcc::jit([](Array<float> const& x, Array<float> const& y) { return jnp::matmul(x, y); });
+  auto const c = f(jaxcc::device_put(a, NamedSharding(mesh, P(none, "k"))), jaxcc::device_put(b, NamedSharding(mesh, P("k"))));
+  REQUIRE(c.sharding().spec() == P());
+  REQUIRE_THAT(c, AllClose(jnp::matmul(a, b), 1e-5, 1e-5));
+}
+
+TEST_CASE("the seed's data-parallel training step gives the unsharded step's params", "[partition][seed]") {
+  auto const mesh = mesh_of({4, 2}, {"data", "model"});
+  auto const train_step = [](Array<float> const& params, Array<float> const& x, Array<float> const& y, float lr) {
+    auto const loss_fn = [&](Array<float> const& p) { return jnp::mean(jnp::square(jnp::matmul(x, p) - y)); };
+    auto const [loss, grads] = jaxcc::value_and_grad(loss_fn)(params);
+    return std::tuple{Array<float>(params - lr * grads), loss};
+  };
+  auto const params = jaxcc_test::smooth({16}, 0.3).astype<float>();
+  auto const x = jaxcc_test::smooth({64, 16}, 0.11).astype<float>();
+  auto const y = jaxcc_test::smooth({64}, 0.7).astype<float>();
+  auto const [want_params, want_loss] = train_step(params, x, y, 0.01f);
+
+  auto const replicated = NamedSharding(mesh, P());
+  auto const step = jaxcc::jit(train_step);
+  auto const [new_params, loss] = step(jaxcc::device_put(params, replicated), jaxcc::device_put(x, NamedSharding(mesh, P("data", none))),
+                                      jaxcc::device_put(y, NamedSharding(mesh, P("data"))), 0.01f);
+  REQUIRE_THAT(new_params, AllClose(want_params, 1e-5, 1e-6));
+  REQUIRE_THAT(loss, AllClose(want_loss, 1e-5, 1e-6));
+  REQUIRE(new_params.sharding() == replicated);
+  // The same layouts again: no new trace.
+  step(jaxcc::device_put(params, replicated), jaxcc::device_put(x, NamedSharding(mesh, P("data", none))),
+       jaxcc::device_put(y, NamedSharding(mesh, P("data"))), 0.01f);
+  REQUIRE(step.cache_size() == 1);
+  // Another layout is another signature.
+  step(jaxcc::device_put(params, replicated), jaxcc::device_put(x, NamedSharding(mesh, P(axes("data", "model"), none))),
+       jaxcc::device_put(y, NamedSharding(mesh, P("data"))), 0.01f);
+  REQUIRE(step.cache_size() == 2);
+}
+
+TEST_CASE("every partition rule matches the unsharded result", "[partition]") {
+  check_rule("elementwise", [](auto const& a, auto const& b) { return Array<float>(a * jnp::sin(b) + 1.f); }, {4, 8}, {4, 8});
+  check_rule("broadcast_in_dim", [](auto const& a, auto const& b) { return Array<float>(a + jnp::sum(b, 0)); }, {4, 8}, {4, 8});
+  check_rule("transpose and dot_general", [](auto const& a, auto const& b) { return jnp::matmul(a.T(), b); }, {4, 8}, {4, 8});
+  check_rule("dot_general, both free", [](auto const& a, auto const& b) { return jnp::matmul(a, b.T()); }, {4, 8}, {4, 8});
+  check_rule("batched dot_general", [](auto const& a, auto const& b) { return jnp::einsum("ij,ij->i", a, b); }, {4, 8}, {4, 8});
+  check_rule("reshape", [](auto const& a, auto const& b) { return jnp::reshape(jnp::reshape(a, jaxcc::Shape{4, 2, 4}) * 2.f, jaxcc::Shape{4, 8}) + b; }, {4, 8}, {4, 8});
+  check_rule("squeeze", [](auto const& a, auto const& b) { return Array<float>(jnp::squeeze(jnp::expand_dims(a, 0), 0) - b); }, {4, 8}, {4, 8});
+  check_rule("reductions", [](auto const& a, auto const& b) { return Array<float>(jnp::max(a, 1) + jnp::min(b, 1) + jnp::sum(a * b)); }, {4, 8}, {4, 8});
+  check_rule("no rule: concatenate, slice", [](auto const& a, auto const& b) { return lax::slice(jnp::concatenate({a, b}, 1), {0, 2}, {4, 10}); }, {4, 8}, {4, 8});
+  check_rule("gradient", [](auto const& a, auto const& b) {
+    return jaxcc::grad([&](Array<float> const& w) { return jnp::sum(jnp::tanh(jnp::matmul(w, b.T()))); })(a);
+  }, {4, 8}, {4, 8});
+}
+
+TEST_CASE("out_shardings and with_sharding_constraint lay results out", "[partition]") {
+  auto const mesh = mesh_of({2, 2}, {"x", "y"});
+  auto const a = jaxcc_test::smooth({4, 8}).astype<float>();
+  auto const f = jaxcc::jit([](Array<float> const& x) { return Array<float>(x * 2.f); },
+                            jaxcc::out_shardings(NamedSharding(mesh, P("x", "y"))));
+  auto const out = f(a);
+  REQUIRE(out.sharding() == NamedSharding(mesh, P("x", "y")));
+  REQUIRE_THAT(out, AllClose(Array<float>(a * 2.f), 0, 0));
+
+  auto const g = jaxcc::jit([&](Array<float> const& x) {
+    return lax::with_sharding_constraint(Array<float>(x + 1.f), NamedSharding(mesh, P(none, axes("x", "y"))));
+  });
+  auto const gout = g(jaxcc::device_put(a, NamedSharding(mesh, P("x"))));
+  REQUIRE(gout.sharding().spec() == P(none, axes("x", "y")));
+  REQUIRE_THAT(gout, AllClose(Array<float>(a + 1.f), 0, 0));
+  // Eagerly it is device_put.
+  REQUIRE(lax::with_sharding_constraint(a, NamedSharding(mesh, P("y"))).sharding().spec() == P("y"));
+  REQUIRE(jaxcc_test::message_of([&] { f(jnp::ones<float>({3, 8})); }) ==
+          "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x', 'y')) implies that array axis 0 is partitioned 2 "
+          "times, but the dimension size is 3 (full shape: (3, 8), per-dimension tiling factors: (2, 2) should evenly "
+          "divide the shape)");
+}
+
+TEST_CASE("arguments on two meshes are an error", "[partition][errors]") {
+  auto const a = jaxcc::device_put(jnp::ones<float>({4}), NamedSharding(mesh_of({4}, {"x"}), P("x")));
+  auto const b = jaxcc::device_put(jnp::ones<float>({4}), NamedSharding(mesh_of({2}, {"x"}), P("x")));
+  auto const f = jaxcc::jit([](Array<float> const& x, Array<float> const& y) { return Array<float>(x + y); });
+  REQUIRE(jaxcc_test::message_of([&] { f(a, b); }) ==
+          "Received incompatible devices for jitted computation: arguments (or out_shardings) are laid out on "
+          "Mesh('x': 4) and on Mesh('x': 2); put them on one mesh");
+}
