@@ -333,6 +333,21 @@ TEST_CASE("grad, jvp and jit of a shard_map match the unsharded function", "[sha
   REQUIRE_THAT(jitted(w, x), jaxcc::testing::AllClose(pw, 1e-12, 1e-12));
 }
 
+TEST_CASE("vmap of a shard_map batches the per-device program", "[shard_map][vmap]") {
+  // Per example: x (8,) split over 'i', each device's sum of squares, psum.
+  auto const mesh = mesh_of({4}, {"i"});
+  auto const per_example = shard_map([](Array<float> const& xl) { return lax::psum(jnp::sum(xl * xl), "i"); }, mesh,
+                                     in_specs(P("i")), out_specs(P()));
+  auto const xs = jaxcc_test::smooth({3, 8}).astype<float>();
+  auto const batched = jaxcc::vmap(per_example)(xs);
+  REQUIRE_THAT(batched, jaxcc::testing::AllClose(Array<float>(jnp::sum(xs * xs, 1)), 1e-5, 1e-6));
+  // Mapped along the split dimension's neighbour, and with a broadcast argument.
+  auto const scaled = shard_map([](Array<float> const& xl, Array<float> const& s) { return Array<float>(xl * s); }, mesh,
+                                in_specs(P("i"), P()), out_specs(P("i")));
+  auto const ys = jaxcc::vmap(scaled, jaxcc::in_axes(1, none))(xs.T(), jnp::array(2.f));
+  REQUIRE_THAT(ys, jaxcc::testing::AllClose(Array<float>(xs * 2.f), 0, 0));
+}
+
 TEST_CASE("a device that fails releases the others", "[shard_map][errors]") {
   auto const mesh = mesh_of({8}, {"i"});
   REQUIRE(message_of([&] {

@@ -27,6 +27,7 @@
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/sharding/mesh_context.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
@@ -265,7 +266,38 @@ class ShardMapCall final : public graph::PrimitiveBase, public std::enable_share
     return {outs.begin(), outs.end()};
   }
 
+  /// vmap: a shard_map of the batched per-device program, the batch
+  /// dimension whole on every device.
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const& axis) const override {
+    auto const& program = plan_.program();
+    auto batched = [&] {
+      ScopedMeshAxes axes(mesh_);
+      return batched_body(program, dims, std::vector<bool>(program.outputs.size(), false), axis);
+    }();
+    auto operands = std::move(batched.body.consts);
+    std::vector<P> in_specs(operands.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      in_specs.push_back(dims[i] ? unsplit_at(in_specs_[i], *dims[i]) : in_specs_[i]);
+      operands.push_back(inputs[i]);
+    }
+    std::vector<P> out_specs;
+    for (std::size_t o = 0; o < out_specs_.size(); ++o)
+      out_specs.push_back(batched.out_mapped[o] ? unsplit_at(out_specs_[o], 0) : out_specs_[o]);
+    auto call = std::make_shared<ShardMapCall const>(std::move(batched.body.program), mesh_, std::move(in_specs),
+                                                     std::move(out_specs));
+    return {call->evaluate(operands), front_dims(batched.out_mapped)};
+  }
+  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(plan_.program(), axis_name); }
+
  private:
+  /// `spec` for a value with a new, unsplit dimension at `dim`.
+  static P unsplit_at(P const& spec, std::int64_t dim) {
+    auto entries = spec.entries();
+    if (static_cast<std::size_t>(dim) < entries.size()) entries.insert(entries.begin() + dim, P::Entry{});
+    return P::from_entries(std::move(entries));
+  }
+
   /// Each device runs the plan on views of its parts of the inputs and
   /// writes its parts of the outputs into the global results.
   std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
