@@ -26,6 +26,7 @@
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/sharding/spmd.hpp"
@@ -77,12 +78,10 @@ struct AxisReduction {
   static Shape shape_rule(Params const&, Array<T> const& x) {
     return x.shape();
   }
-  /// On a mesh: the group's operands stacked and reduced by Reduce.
+  /// On a mesh: an all-reduce by Derived::combine.
   template <Element T>
   static Array<T> impl(Params const& p, Shape const&, Array<T> const& x) {
-    return exchange_over(Derived::name, p.axis_name, x, [](std::span<Array<T> const> operands, std::size_t) {
-      return detail::bind<Reduce>({Axes{0}}, numpy::stack(std::vector<Array<T>>(operands.begin(), operands.end())));
-    });
+    return all_reduce_over(Derived::name, p.axis_name, x, [](T a, T b) { return Derived::combine(a, b); });
   }
   template <Element T>
   static Array<T> bind(Params const& p, Array<T> const& x) {
@@ -110,6 +109,10 @@ namespace jaxcc::primitives {
 
 struct psum_p : detail::AxisReduction<psum_p, reduce_sum_p> {
   static constexpr std::string_view name = "psum";
+  template <class T>
+  static T combine(T a, T b) {
+    return static_cast<T>(a + b);
+  }
   template <Element T>
   static Array<T> unmapped(Array<T> const& x, std::int64_t size) {
     return Array<T>(x * static_cast<T>(size));
@@ -128,6 +131,10 @@ struct psum_p : detail::AxisReduction<psum_p, reduce_sum_p> {
 
 struct pmax_p : detail::AxisReduction<pmax_p, reduce_max_p> {
   static constexpr std::string_view name = "pmax";
+  template <class T>
+  static T combine(T a, T b) {  // NaN wins, as jnp.maximum
+    return a != a || !(a < b) ? a : b;
+  }
   template <Element T>
   static Array<T> unmapped(Array<T> const& x, std::int64_t) {
     return x;
@@ -136,6 +143,10 @@ struct pmax_p : detail::AxisReduction<pmax_p, reduce_max_p> {
 
 struct pmin_p : detail::AxisReduction<pmin_p, reduce_min_p> {
   static constexpr std::string_view name = "pmin";
+  template <class T>
+  static T combine(T a, T b) {  // NaN wins, as jnp.minimum
+    return a != a || !(b < a) ? a : b;
+  }
   template <Element T>
   static Array<T> unmapped(Array<T> const& x, std::int64_t) {
     return x;
@@ -496,6 +507,77 @@ struct axis_index_p {
                                                               std::span<graph::BatchDim const>) {
     if (p.axis_name != axis.name) return {bind(p), graph::not_mapped};
     return {numpy::arange<std::int32_t>(axis.size), 0};
+  }
+};
+
+/// device_part: this device's part of a value whole on every device, for a
+/// layout splitting dimension d over the mesh axes dims[d] (major to
+/// minor). What sharded jit's resharding slices with: run on a device it
+/// is a view, no copy.
+struct device_part_p {
+  static constexpr std::string_view name = "device_part";
+  struct Params {
+    std::vector<std::vector<std::string>> dims;
+    friend bool operator==(Params const&, Params const&) = default;
+  };
+
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& x) {
+    Shape out = x.shape();
+    for (std::size_t d = 0; d < p.dims.size(); ++d) {
+      auto const parts = detail::parts_along(p.dims[d]);
+      if (out[d] % parts != 0)
+        throw Error("device_part: dimension " + std::to_string(d) + " of size " + std::to_string(out[d]) +
+                    " does not split into " + std::to_string(parts) + " parts");
+      out[d] /= parts;
+    }
+    return out;
+  }
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape const& out_shape, Array<T> const& x) {
+    auto offset = detail::offset_of(x);
+    for (std::size_t d = 0; d < p.dims.size(); ++d) {
+      std::int64_t part = 0;
+      for (auto const& axis : p.dims[d]) {
+        auto const& context = detail::spmd_for(name, axis);
+        part = part * graph::find_axis(axis).size + static_cast<std::int64_t>(detail::spmd_group(context, axis).me);
+      }
+      offset += part * out_shape[d] * x.strides()[d];
+    }
+    return detail::view(x, out_shape, x.strides(), offset);
+  }
+  template <Element T>
+  static Array<T> bind(Params const& p, Array<T> const& x) {
+    auto out_shape = shape_rule(p, x);
+    auto const& stack = detail::trace_stack();
+    if (stack.empty()) return impl(p, out_shape, x);
+    return graph::record<device_part_p>(*stack.back(), p, std::move(out_shape), x);
+  }
+  static std::string params_string(Params const& p) {
+    std::string s = "dims=(";
+    for (std::size_t d = 0; d < p.dims.size(); ++d) {
+      s += d ? ", " : "";
+      if (p.dims[d].empty()) s += "None";
+      for (std::size_t k = 0; k < p.dims[d].size(); ++k) s += (k ? "+" : "") + p.dims[d][k];
+    }
+    return s + ")";
+  }
+  /// Linear; its transpose puts the part back in place among zeros.
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+    return bind(p, t);
+  }
+  template <Element T>
+  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+    std::vector<Array<std::int32_t>> starts;
+    for (std::size_t d = 0; d < p.dims.size(); ++d) {
+      Array<std::int32_t> part = numpy::array(std::int32_t{0});
+      for (auto const& axis : p.dims[d])
+        part = Array<std::int32_t>(part * static_cast<std::int32_t>(graph::find_axis(axis).size) +
+                                   axis_index_p::bind({axis}));
+      starts.push_back(Array<std::int32_t>(part * static_cast<std::int32_t>(ct.shape()[d])));
+    }
+    return lax::dynamic_update_slice(numpy::zeros<T>(x.shape()), ct, starts);
   }
 };
 

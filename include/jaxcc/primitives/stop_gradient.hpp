@@ -1,6 +1,7 @@
 // stop_gradient: the identity whose derivative is zero.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -32,6 +33,12 @@ struct stop_gradient_p {
   template <Element T>
   static graph::NoCotangent vjp(Params const&, Array<T> const&, Array<T> const&, Array<T> const&) {
     return {};
+  }
+  /// The identity, so each device keeps its part (sharded jit).
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const&, Array<T> const& x) {
+    return graph::Partitioned{detail::bind<stop_gradient_p>(p, x), layouts[0]};
   }
   /// The identity, so the mapped axis stays where it is.
   template <Element T>

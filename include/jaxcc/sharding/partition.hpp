@@ -5,8 +5,8 @@
 // equation runs by its primitive's partition rule; elementwise equations
 // line their operands up with the most split one; equations without a rule
 // gather their operands whole and run as they are. Resharding is
-// all_gather over the mesh axes a split leaves, then a slice at this
-// device's axis_index for the axes it gains. The result is one shard_map
+// all_gather over the mesh axes a split leaves, then this device's part
+// (a view) for the axes it gains. The result is one shard_map
 // equation: the per-device program with a spec for each input and output.
 #pragma once
 
@@ -19,7 +19,6 @@
 
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/program.hpp"
-#include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
@@ -42,15 +41,6 @@ inline P spec_of(graph::Layout const& layout) {
   return P::from_entries(std::move(entries));
 }
 
-/// This device's part number along a dimension split over `axes` (major to
-/// minor), as a traced int32 scalar.
-inline Array<std::int32_t> part_number(std::vector<std::string> const& axes) {
-  Array<std::int32_t> index = lax::axis_index(axes[0]);
-  for (std::size_t k = 1; k < axes.size(); ++k)
-    index = Array<std::int32_t>(index * static_cast<std::int32_t>(graph::find_axis(axes[k]).size) + lax::axis_index(axes[k]));
-  return index;
-}
-
 /// `x`, this device's part of a value laid out as `from`, laid out as `to`.
 template <Element T>
 Array<T> reshard(Array<T> x, graph::Layout const& from, graph::Layout const& to) {
@@ -60,19 +50,14 @@ Array<T> reshard(Array<T> x, graph::Layout const& from, graph::Layout const& to)
     if (!from.dims[d].empty() && from.dims[d] != to.dims[d])
       for (auto axis = from.dims[d].rbegin(); axis != from.dims[d].rend(); ++axis)
         x = lax::all_gather(x, *axis, static_cast<std::int64_t>(d), true);
-  std::vector<Array<std::int32_t>> starts;
-  Shape sizes = x.shape();
+  primitives::device_part_p::Params part{std::vector<std::vector<std::string>>(rank)};
   bool slices = false;
-  for (std::size_t d = 0; d < rank; ++d) {
+  for (std::size_t d = 0; d < rank; ++d)
     if (!to.dims[d].empty() && from.dims[d] != to.dims[d]) {
-      sizes[d] /= parts_along(to.dims[d]);
-      starts.push_back(Array<std::int32_t>(part_number(to.dims[d]) * static_cast<std::int32_t>(sizes[d])));
+      part.dims[d] = to.dims[d];
       slices = true;
-    } else {
-      starts.push_back(numpy::array(std::int32_t{0}));
     }
-  }
-  return slices ? lax::dynamic_slice(x, starts, sizes) : x;
+  return slices ? primitives::device_part_p::bind(part, x) : x;
 }
 
 inline AnyArray reshard_any(AnyArray const& x, graph::Layout const& from, graph::Layout const& to) {
@@ -93,13 +78,34 @@ inline AnyArray completed(graph::Partitioned const& r) {
   return value;
 }
 
+/// Whether `operand` broadcasts to `result` as numpy does (right-aligned,
+/// each dimension equal or 1).
+inline bool broadcasts_to(Shape const& operand, Shape const& result) {
+  if (operand.size() > result.size()) return false;
+  auto const lead = result.size() - operand.size();
+  for (std::size_t k = 0; k < operand.size(); ++k)
+    if (operand[k] != result[lead + k] && operand[k] != 1) return false;
+  return true;
+}
+
 /// Whether an equation maps its operands index by index: an elementwise
-/// primitive whose operands have the result's shape or one element.
+/// primitive (a fused region may broadcast its leaves, as numpy does).
 inline bool runs_elementwise(graph::Equation const& eq) {
   if (!eq.primitive->is_elementwise() || eq.outputs.size() != 1) return false;
   for (auto const& v : eq.inputs)
-    if (!(v->shape == eq.outputs[0]->shape) && v->shape.numel() != 1) return false;
+    if (!broadcasts_to(v->shape, eq.outputs[0]->shape)) return false;
   return true;
+}
+
+/// The layout an operand of `shape` needs to line up with a result laid
+/// out as `result`: a dimension of the result's size is split as the
+/// result's; a broadcast one (size 1) is whole.
+inline graph::Layout aligned_layout(Shape const& shape, Shape const& result_shape, graph::Layout const& result) {
+  auto layout = graph::Layout::replicated(shape.size());
+  auto const lead = result_shape.size() - shape.size();
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    if (shape[k] == result_shape[lead + k]) layout.dims[k] = result.dims[lead + k];
+  return layout;
 }
 
 struct PartitionedProgram {
@@ -135,7 +141,7 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
       std::vector<AnyArray> outs;
       std::vector<graph::Layout> out;
       if (runs_elementwise(eq)) {
-        // Line every full-shaped operand up with the most split one.
+        // Line every operand up with the most split full-shaped one.
         auto target = graph::Layout::replicated(eq.outputs[0]->shape.size());
         std::size_t most = 0;
         for (std::size_t k = 0; k < layouts.size(); ++k) {
@@ -145,7 +151,7 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
           if (split > most) most = split, target = layouts[k];
         }
         for (std::size_t k = 0; k < values.size(); ++k)
-          if (eq.inputs[k]->shape == eq.outputs[0]->shape) values[k] = reshard(values[k], layouts[k], target);
+          values[k] = reshard(values[k], layouts[k], aligned_layout(eq.inputs[k]->shape, eq.outputs[0]->shape, target));
         outs = eq.primitive->evaluate(values);
         out.push_back(target);
       } else if (auto r = eq.primitive->partition(values, layouts, reshard)) {

@@ -9,6 +9,8 @@
 // same collectives in the same order.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -35,21 +37,31 @@ struct SpmdAborted {};
 /// What the devices of one SPMD run share.
 class SpmdExchange {
  public:
-  explicit SpmdExchange(std::size_t devices) : slots(devices), count_(devices) {}
+  /// `spin`: whether waiting devices may spin a little before sleeping
+  /// (when each has a core of its own, a wake-up costs more than the wait).
+  SpmdExchange(std::size_t devices, bool spin)
+      : slots(devices), shared(devices), shared_data(devices), count_(devices), spin_(spin) {}
 
   /// Wait for every device; throws SpmdAborted if one has failed.
   void barrier() {
-    std::unique_lock lock(mutex_);
-    if (aborted_) throw SpmdAborted{};
-    auto const generation = generation_;
-    if (++arrived_ == count_) {
-      arrived_ = 0;
-      ++generation_;
-      cv_.notify_all();
-      return;
+    std::size_t generation = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (aborted_) throw SpmdAborted{};
+      generation = generation_.load(std::memory_order_relaxed);
+      if (++arrived_ == count_) {
+        arrived_ = 0;
+        generation_.store(generation + 1, std::memory_order_release);
+        cv_.notify_all();
+        return;
+      }
     }
-    cv_.wait(lock, [&] { return generation_ != generation || aborted_; });
-    if (generation_ == generation) throw SpmdAborted{};
+    if (spin_)
+      for (int i = 0; i < 20000; ++i)
+        if (generation_.load(std::memory_order_acquire) != generation) return;
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != generation || aborted_; });
+    if (generation_.load(std::memory_order_relaxed) == generation) throw SpmdAborted{};
   }
   /// Release every waiting device: one has failed.
   void abort() {
@@ -61,13 +73,18 @@ class SpmdExchange {
   /// One slot per device (by mesh position), written only by its device
   /// between barriers.
   std::vector<AnyArray> slots;
+  /// A result a group shares, posted by the group's first device, and
+  /// where its elements are written.
+  std::vector<AnyArray> shared;
+  std::vector<void*> shared_data;
 
  private:
   std::mutex mutex_;
   std::condition_variable cv_;
   std::size_t count_;
+  bool spin_;
   std::size_t arrived_ = 0;
-  std::size_t generation_ = 0;
+  std::atomic<std::size_t> generation_{0};
   bool aborted_ = false;
 };
 
@@ -85,7 +102,7 @@ inline SpmdContext const*& current_spmd() {
 /// Run body(position) on every device of `mesh`, each with its SpmdContext
 /// and the mesh axes bound (for the collectives' shape rules).
 inline void run_spmd(Mesh const& mesh, std::function<void(std::size_t)> const& body) {
-  SpmdExchange exchange(static_cast<std::size_t>(mesh.size()));
+  SpmdExchange exchange(static_cast<std::size_t>(mesh.size()), devices_have_own_cores());
   run_on_devices(mesh.devices(), [&](std::size_t position) {
     SpmdContext const context{&mesh, position, &exchange};
     current_spmd() = &context;
@@ -151,6 +168,38 @@ Array<T> exchange_over(std::string_view collective, std::string_view axis_name, 
   std::vector<Array<T>> operands;
   for (auto m : group.members) operands.push_back(exchange.slots[m].template as<T>());
   Array<T> result = combine(std::span<Array<T> const>(operands), group.me);
+  exchange.barrier();
+  return result;
+}
+
+/// An all-reduce: the elementwise combination by `op` of the operands of
+/// every device of the group. The result is the same for the whole group,
+/// so the group makes one: each device combines its share of the elements
+/// into a buffer the group's first device allocated, and all return it.
+template <Element T, class Op>
+Array<T> all_reduce_over(std::string_view collective, std::string_view axis_name, Array<T> const& x, Op op) {
+  auto const& context = spmd_for(collective, axis_name);
+  auto const group = spmd_group(context, axis_name);
+  auto& exchange = *context.exchange;
+  exchange.slots[context.position] = AnyArray(contiguous(x));
+  if (group.me == 0) {
+    auto [out, data] = allocate<T>(x.shape());
+    exchange.shared[context.position] = AnyArray(std::move(out));
+    exchange.shared_data[context.position] = data;
+  }
+  exchange.barrier();
+  auto const leader = group.members[0];
+  auto result = exchange.shared[leader].template as<T>();
+  T* const out = static_cast<T*>(exchange.shared_data[leader]);
+  auto const n = x.size(), parts = static_cast<std::int64_t>(group.members.size());
+  auto const me = static_cast<std::int64_t>(group.me);
+  auto const begin = n * me / parts, end = n * (me + 1) / parts;
+  T const* first = exchange.slots[group.members[0]].template as<T>().data();
+  std::copy(first + begin, first + end, out + begin);
+  for (std::size_t k = 1; k < group.members.size(); ++k) {
+    T const* in = exchange.slots[group.members[k]].template as<T>().data();
+    for (auto i = begin; i < end; ++i) out[i] = op(out[i], in[i]);
+  }
   exchange.barrier();
   return result;
 }

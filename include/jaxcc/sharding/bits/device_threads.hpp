@@ -49,6 +49,12 @@ inline int threads_per_device() {
   return count;
 }
 
+/// Whether every device's team has cores of its own (then they are pinned).
+inline bool devices_have_own_cores() {
+  static bool const own = device_count() * threads_per_device() <= omp_get_num_procs();
+  return own;
+}
+
 /// Whether the calling thread is a device's worker.
 inline bool& on_device_thread() {
   thread_local bool flag = false;
