@@ -133,6 +133,8 @@ TEST_CASE("every partition rule matches the unsharded result", "[partition]") {
   check_rule("reshape", [](auto const& a, auto const& b) { return jnp::reshape(jnp::reshape(a, jaxcc::Shape{4, 2, 4}) * 2.f, jaxcc::Shape{4, 8}) + b; }, {4, 8}, {4, 8});
   check_rule("squeeze", [](auto const& a, auto const& b) { return Array<float>(jnp::squeeze(jnp::expand_dims(a, 0), 0) - b); }, {4, 8}, {4, 8});
   check_rule("reductions", [](auto const& a, auto const& b) { return Array<float>(jnp::max(a, 1) + jnp::min(b, 1) + jnp::sum(a * b)); }, {4, 8}, {4, 8});
+  check_rule("log_softmax (stop_gradient, broadcasting regions)",
+             [](auto const& a, auto const& b) { return jaxcc::nn::log_softmax(Array<float>(a * b), 1); }, {4, 8}, {4, 8});
   check_rule("no rule: concatenate, slice", [](auto const& a, auto const& b) { return lax::slice(jnp::concatenate({a, b}, 1), {0, 2}, {4, 10}); }, {4, 8}, {4, 8});
   check_rule("gradient", [](auto const& a, auto const& b) {
     return jaxcc::grad([&](Array<float> const& w) { return jnp::sum(jnp::tanh(jnp::matmul(w, b.T()))); })(a);

@@ -201,6 +201,32 @@ TEST_CASE("shard_map psum_scatter on a (2, 2, 2) mesh", "[shard_map]") {
       for (std::size_t k = 0; k < 4; ++k) REQUIRE(yv[(a * 2 + b) * 4 + k] == 2 * xv[a * 8 + 4 * b + k]);
 }
 
+TEST_CASE("JAX's test_all_to_all and test_matmul_reduce_scatter", "[shard_map]") {
+  {
+    // a = arange(64).reshape(8, 8) split by rows over x=8; all_to_all
+    // (split 1, concat 1, tiled) hands device i column i of a, so with
+    // out_specs P(None, 'x') the result is a.T as one row.
+    auto const mesh = mesh_of({8}, {"x"});
+    auto const a = jaxcc::device_put(iota({8, 8}), NamedSharding(mesh, P("x", none)));
+    auto const c = jaxcc::jit(shard_map([](Array<float> const& al) { return lax::all_to_all(al, "x", 1, 1, true); },
+                                        mesh, in_specs(P("x", none)), out_specs(P(none, "x"))))(a);
+    REQUIRE(c.shape() == jaxcc::Shape{1, 64});
+    REQUIRE(c.to_vector() == jnp::reshape(iota({8, 8}).T(), jaxcc::Shape{1, 64}).to_vector());
+  }
+  {
+    // create_inputs on the (2, 2, 2) mesh: a (8, 8) split ('z', 'y'), b
+    // (8, 8) split ('y', None); each device's partial product, summed
+    // over 'y' and scattered over it by rows, is a @ b laid out (('z', 'y'), None).
+    auto const mesh = mesh_of({2, 2, 2}, {"x", "y", "z"});
+    auto const a = iota({8, 8}), b = iota({8, 8});
+    auto const c = shard_map(
+        [](Array<float> const& al, Array<float> const& bl) { return lax::psum_scatter(jnp::matmul(al, bl), "y", 0, true); },
+        mesh, in_specs(P("z", "y"), P("y", none)), out_specs(P(axes("z", "y"), none)))(a, b);
+    REQUIRE(c.addressable_shards()[0].data.shape() == jaxcc::Shape{2, 8});
+    REQUIRE(c.to_vector() == matmul(a.to_vector(), b.to_vector(), 8, 8, 8));
+  }
+}
+
 TEST_CASE("shard_map all_gather, pmax and pmean", "[shard_map]") {
   auto const mesh = mesh_of({4}, {"i"});
   auto const x = iota({8});

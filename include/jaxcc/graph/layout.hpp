@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jaxcc/core/any_array.hpp"
@@ -30,10 +31,17 @@ struct Layout {
 /// How the parts of a partial result combine.
 enum class PartialCombine { sum, max, min };
 
+/// A partition rule's results: this device's part of each output, and each
+/// one's layout (all partial over the same mesh axes, if any).
 struct Partitioned {
-  AnyArray value;
-  Layout layout;
-  std::vector<std::string> partial_over{};  // mesh axes still to combine over
+  Partitioned(AnyArray value, Layout layout, std::vector<std::string> partial = {},
+              PartialCombine how = PartialCombine::sum)
+      : values{std::move(value)}, layouts{std::move(layout)}, partial_over(std::move(partial)), combine(how) {}
+  Partitioned(std::vector<AnyArray> v, std::vector<Layout> l) : values(std::move(v)), layouts(std::move(l)) {}
+
+  std::vector<AnyArray> values;
+  std::vector<Layout> layouts;
+  std::vector<std::string> partial_over;  // mesh axes still to combine over
   PartialCombine combine = PartialCombine::sum;
 };
 

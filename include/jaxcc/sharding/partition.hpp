@@ -26,12 +26,6 @@
 
 namespace jaxcc::detail {
 
-inline graph::Layout layout_of(P const& spec, std::size_t rank) {
-  auto layout = graph::Layout::replicated(rank);
-  for (std::size_t d = 0; d < spec.size() && d < rank; ++d) layout.dims[d] = spec.entries()[d].names;
-  return layout;
-}
-
 /// The PartitionSpec of a layout, without trailing unsplit dimensions (as
 /// JAX shows the shardings it infers: P('data'), P()).
 inline P spec_of(graph::Layout const& layout) {
@@ -64,18 +58,19 @@ inline AnyArray reshard_any(AnyArray const& x, graph::Layout const& from, graph:
   return x.visit([&](auto const& a) { return AnyArray(reshard(a, from, to)); });
 }
 
-/// A partial result combined over the mesh axes it is partial over.
-inline AnyArray completed(graph::Partitioned const& r) {
-  auto value = r.value;
-  for (auto const& axis : r.partial_over)
-    value = value.visit([&](auto const& a) -> AnyArray {
-      switch (r.combine) {
-        case graph::PartialCombine::max: return lax::pmax(a, axis);
-        case graph::PartialCombine::min: return lax::pmin(a, axis);
-        default: return lax::psum(a, axis);
-      }
-    });
-  return value;
+/// Partial results combined over the mesh axes they are partial over.
+inline std::vector<AnyArray> completed(graph::Partitioned const& r) {
+  auto values = r.values;
+  for (auto& value : values)
+    for (auto const& axis : r.partial_over)
+      value = value.visit([&](auto const& a) -> AnyArray {
+        switch (r.combine) {
+          case graph::PartialCombine::max: return lax::pmax(a, axis);
+          case graph::PartialCombine::min: return lax::pmin(a, axis);
+          default: return lax::psum(a, axis);
+        }
+      });
+  return values;
 }
 
 /// Whether `operand` broadcasts to `result` as numpy does (right-aligned,
@@ -155,8 +150,8 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
         outs = eq.primitive->evaluate(values);
         out.push_back(target);
       } else if (auto r = eq.primitive->partition(values, layouts, reshard)) {
-        outs.push_back(completed(*r));
-        out.push_back(r->layout);
+        outs = completed(*r);
+        out = r->layouts;
       } else {
         for (std::size_t k = 0; k < values.size(); ++k)
           values[k] = reshard(values[k], layouts[k], graph::Layout::replicated(layouts[k].dims.size()));

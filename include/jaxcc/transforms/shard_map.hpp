@@ -11,6 +11,7 @@
 // the same along a mesh axis (one its out_spec leaves out) provably is.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <concepts>
 #include <cstddef>
@@ -64,6 +65,13 @@ inline check_vma_t check_vma(bool on) { return {on}; }
 }  // namespace jaxcc
 
 namespace jaxcc::detail {
+
+/// The layout a spec gives a value of this rank (sharded jit's terms).
+inline graph::Layout layout_of(P const& spec, std::size_t rank) {
+  auto layout = graph::Layout::replicated(rank);
+  for (std::size_t d = 0; d < spec.size() && d < rank; ++d) layout.dims[d] = spec.entries()[d].names;
+  return layout;
+}
 
 /// Python's tuple printing of a mesh's shape and axis names, for errors.
 inline std::string mesh_shape_string(Mesh const& mesh) {
@@ -289,6 +297,27 @@ class ShardMapCall final : public graph::PrimitiveBase, public std::enable_share
     return {call->evaluate(operands), front_dims(batched.out_mapped)};
   }
   bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(plan_.program(), axis_name); }
+
+  /// Inside a sharded jit over the same mesh axes: the operands laid out
+  /// as in_specs, and the per-device program inlined on them; the outputs
+  /// are laid out as out_specs.
+  std::optional<graph::Partitioned> partition(std::span<AnyArray const> parts, std::span<graph::Layout const> layouts,
+                                              graph::Resharder const& reshard) const override {
+    for (std::size_t a = 0; a < mesh_.axis_names().size(); ++a) {
+      auto const& env = axis_env();
+      bool const bound = std::any_of(env.begin(), env.end(), [&](graph::AxisData const& axis) {
+        return axis.name == mesh_.axis_names()[a] && axis.size == mesh_.device_shape()[a];
+      });
+      if (!bound) return std::nullopt;
+    }
+    std::vector<AnyArray> local;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      local.push_back(reshard(parts[i], layouts[i], layout_of(in_specs_[i], parts[i].shape().size())));
+    auto outs = graph::run(plan_.program(), local);
+    std::vector<graph::Layout> out_layouts;
+    for (std::size_t o = 0; o < outs.size(); ++o) out_layouts.push_back(layout_of(out_specs_[o], out_avals_[o].shape.size()));
+    return graph::Partitioned(std::move(outs), std::move(out_layouts));
+  }
 
  private:
   /// `spec` for a value with a new, unsplit dimension at `dim`.
