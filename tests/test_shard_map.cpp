@@ -1,4 +1,4 @@
-// Sharded arrays (device_put, addressable_shards, the array diagram),
+// Sharded arrays (device_put, addressable_shards),
 // shard_map with its collectives, its replication check and derivatives,
 // and pmap. Run with JAXCC_NUM_DEVICES=8 (tests/CMakeLists.txt). Expected
 // values are computed here by plain loops over the global arrays, or are
@@ -8,6 +8,9 @@
 #include <jaxcc/jaxcc.hpp>
 
 #include <cstdint>
+#include <set>
+#include <span>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -47,6 +50,17 @@ std::vector<float> matmul(std::vector<float> const& a, std::vector<float> const&
 }  // namespace
 
 TEST_CASE("tests run on 8 virtual devices", "[sharding]") { REQUIRE(jaxcc::device_count() == 8); }
+
+TEST_CASE("each device is a thread of its own, the same one every run", "[sharding][device]") {
+  auto const devices = std::span(jaxcc::devices()).first(8);
+  std::vector<std::thread::id> first(8), second(8);
+  jaxcc::detail::run_on_devices(devices, [&](std::size_t i) { first[i] = std::this_thread::get_id(); });
+  jaxcc::detail::run_on_devices(devices, [&](std::size_t i) { second[i] = std::this_thread::get_id(); });
+  REQUIRE(first == second);
+  std::set<std::thread::id> distinct(first.begin(), first.end());
+  distinct.insert(std::this_thread::get_id());
+  REQUIRE(distinct.size() == 9);
+}
 
 TEST_CASE("device_put lays an array out over the mesh", "[sharding][device_put]") {
   auto const mesh = mesh_of({4, 2}, {"data", "model"});
@@ -95,22 +109,6 @@ TEST_CASE("device_put errors and pytrees", "[sharding][device_put]") {
   REQUIRE(placed.at("b").to_vector() == params.at("b").to_vector());
   jaxcc::MeshScope scope(mesh);
   REQUIRE(jaxcc::device_put(iota({4, 2}), P("x")).sharding() == NamedSharding(mesh, P("x")));
-}
-
-TEST_CASE("visualize_array_sharding draws JAX's diagram of an array", "[sharding][visualize]") {
-  auto const mesh = mesh_of({4, 2}, {"data", "model"});
-  // JAX's diagram for (8, 8) over P('data', 'model') (see test_sharding).
-  auto const x = jaxcc::device_put(iota({8, 8}), NamedSharding(mesh, P("data", "model")));
-  REQUIRE(jaxcc::debug::sharding_diagram(x) ==
-          "┌──────────┬──────────┐\n"
-          "│  CPU 0   │  CPU 1   │\n"
-          "├──────────┼──────────┤\n"
-          "│  CPU 2   │  CPU 3   │\n"
-          "├──────────┼──────────┤\n"
-          "│  CPU 4   │  CPU 5   │\n"
-          "├──────────┼──────────┤\n"
-          "│  CPU 6   │  CPU 7   │\n"
-          "└──────────┴──────────┘\n");
 }
 
 TEST_CASE("shard_map matmul_basic: local dot and psum over the contraction", "[shard_map]") {

@@ -30,6 +30,21 @@ Mesh mesh_of(jaxcc::Shape shape, std::vector<std::string> names) {
   return Mesh(devices, shape, std::move(names));
 }
 
+// (8, 8) over P('data', 'model') on the seed's (4, 2) mesh: base width
+// int(10 * 8/8) = 10; a part is half the width, int(0.5 * 10 * 2.5) = 12
+// columns, so "CPU 0" gets (12 - 5 - 2) // 2 = 2 spaces left and 3 right; a
+// quarter of the height, int(0.25 * 10) = 2 rows, leaves no padding rows.
+constexpr char const* data_model_8x8 =
+    "┌──────────┬──────────┐\n"
+    "│  CPU 0   │  CPU 1   │\n"
+    "├──────────┼──────────┤\n"
+    "│  CPU 2   │  CPU 3   │\n"
+    "├──────────┼──────────┤\n"
+    "│  CPU 4   │  CPU 5   │\n"
+    "├──────────┼──────────┤\n"
+    "│  CPU 6   │  CPU 7   │\n"
+    "└──────────┴──────────┘\n";
+
 }  // namespace
 
 TEST_CASE("devices are numbered from 0", "[sharding][device]") {
@@ -173,20 +188,7 @@ TEST_CASE("the diagrams of JAX's own tests", "[sharding][visualize]") {
 
 TEST_CASE("the diagrams of the seed's mesh", "[sharding][visualize]") {
   auto const mesh = mesh_of({4, 2}, {"data", "model"});
-  // (8, 8) over P('data', 'model'): base width int(10 * 8/8) = 10; a part is
-  // half the width, int(0.5 * 10 * 2.5) = 12 columns, so "CPU 0" gets
-  // (12 - 5 - 2) // 2 = 2 spaces left and 3 right; a quarter of the height,
-  // int(0.25 * 10) = 2 rows, leaves no padding rows.
-  REQUIRE(sharding_diagram({8, 8}, NamedSharding(mesh, P("data", "model"))) ==
-          "┌──────────┬──────────┐\n"
-          "│  CPU 0   │  CPU 1   │\n"
-          "├──────────┼──────────┤\n"
-          "│  CPU 2   │  CPU 3   │\n"
-          "├──────────┼──────────┤\n"
-          "│  CPU 4   │  CPU 5   │\n"
-          "├──────────┼──────────┤\n"
-          "│  CPU 6   │  CPU 7   │\n"
-          "└──────────┴──────────┘\n");
+  REQUIRE(sharding_diagram({8, 8}, NamedSharding(mesh, P("data", "model"))) == data_model_8x8);
   // Replicated: one part, int(1 * 10 * 2.5) = 25 wide, so 2 spaces each
   // side of the 19-character label; 10 high, so 4 blank rows each side.
   REQUIRE(sharding_diagram({8, 8}, NamedSharding(mesh, P())) ==
@@ -219,4 +221,12 @@ TEST_CASE("the diagrams of the seed's mesh", "[sharding][visualize]") {
           "┌───────────────────┐\n"
           "│CPU 0,1,2,3,4,5,6,7│\n"
           "└───────────────────┘\n");
+}
+
+TEST_CASE("visualize_array_sharding draws an array's layout", "[sharding][visualize]") {
+  // The same layout as above, now of an array put there (8 devices: the
+  // test runs with JAXCC_NUM_DEVICES=8).
+  auto const mesh = mesh_of({4, 2}, {"data", "model"});
+  auto const x = jaxcc::device_put(jaxcc::numpy::arange<float>(64).reshape({8, 8}), NamedSharding(mesh, P("data", "model")));
+  REQUIRE(jaxcc::debug::sharding_diagram(x) == data_model_8x8);
 }

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -25,16 +26,21 @@ struct Device {
 };
 
 namespace detail {
-/// JAXCC_NUM_DEVICES if set, else the number of cores.
-inline int configured_device_count() {
-  char const* env = std::getenv("JAXCC_NUM_DEVICES");
-  if (!env) return omp_get_num_procs();
+/// The positive integer the environment variable `name` holds, if set.
+inline std::optional<int> positive_int_from_env(char const* name) {
+  char const* env = std::getenv(name);
+  if (!env) return std::nullopt;
   std::string_view const text(env);
   int n = 0;
   auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc{} || end != text.data() + text.size() || n < 1)
-    throw Error("JAXCC_NUM_DEVICES must be a positive integer, got '" + std::string(text) + "'");
+    throw Error(std::string(name) + " must be a positive integer, got '" + std::string(text) + "'");
   return n;
+}
+
+/// JAXCC_NUM_DEVICES if set, else the number of cores.
+inline int configured_device_count() {
+  return positive_int_from_env("JAXCC_NUM_DEVICES").value_or(omp_get_num_procs());
 }
 }  // namespace detail
 

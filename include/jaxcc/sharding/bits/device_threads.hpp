@@ -7,16 +7,13 @@
 #pragma once
 
 #include <algorithm>
-#include <charconv>
 #include <condition_variable>
-#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -35,17 +32,8 @@ namespace jaxcc::detail {
 /// JAXCC_THREADS_PER_DEVICE if set, else the cores shared out evenly among
 /// the devices (at least one each).
 inline int threads_per_device() {
-  static int const count = [] {
-    if (char const* env = std::getenv("JAXCC_THREADS_PER_DEVICE")) {
-      std::string_view const text(env);
-      int n = 0;
-      auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-      if (ec != std::errc{} || end != text.data() + text.size() || n < 1)
-        throw Error("JAXCC_THREADS_PER_DEVICE must be a positive integer, got '" + std::string(text) + "'");
-      return n;
-    }
-    return std::max(1, omp_get_num_procs() / device_count());
-  }();
+  static int const count = positive_int_from_env("JAXCC_THREADS_PER_DEVICE")
+                               .value_or(std::max(1, omp_get_num_procs() / device_count()));
   return count;
 }
 
