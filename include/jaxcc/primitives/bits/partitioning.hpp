@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "jaxcc/core/shape.hpp"
-#include "jaxcc/graph/batch.hpp"
+#include "jaxcc/graph/axis_env.hpp"
 #include "jaxcc/graph/layout.hpp"
 
 namespace jaxcc::detail {
