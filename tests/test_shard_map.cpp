@@ -372,6 +372,50 @@ TEST_CASE("vmap of a shard_map batches the per-device program", "[shard_map][vma
   REQUIRE_THAT(ys, jaxcc::testing::AllClose(Array<float>(xs * 2.f), 0, 0));
 }
 
+TEST_CASE("errors of device_put, shard_map, pmap and the collectives", "[shard_map][errors]") {
+  auto const mesh = mesh_of({4}, {"i"});
+  auto const x = iota({8});
+  auto identity = [](Array<float> const& xl) { return xl; };
+  REQUIRE(message_of([&] { jaxcc::device_put(x, P("i")); }) ==
+          "device_put was given a PartitionSpec but no mesh is set: pass a NamedSharding (or a mesh), or call "
+          "jaxcc::set_mesh(mesh) first");
+  REQUIRE(message_of([&] {
+            jaxcc::grad([&](Array<float> const& v) { return jnp::sum(jaxcc::device_put(v, NamedSharding(mesh, P("i")))); })(x);
+          }).starts_with("device_put: cannot place a traced array of shape (8,) on devices"));
+  REQUIRE(message_of([&] { shard_map(identity, mesh, in_specs(P("i"), P()), out_specs(P("i")))(x); }) ==
+          "shard_map in_specs has 2 entries for 1 positional arguments: give one per argument");
+  REQUIRE(message_of([&] { shard_map(identity, mesh, in_specs(P("i")), out_specs(P("i"), P("i")))(x); }) ==
+          "shard_map out_specs has 2 entries but the function does not return a tuple of that many elements");
+  REQUIRE(message_of([&] {
+            shard_map([](Array<float> const& xl) { return jnp::sum(xl); }, mesh, in_specs(P("i")), out_specs(P("i")))(x);
+          }).starts_with("shard_map applied to the function '<lambda>' was given an out_specs entry which is too long"));
+  auto const other = mesh_of({2}, {"j"});
+  REQUIRE(message_of([&] { shard_map(identity, mesh, out_specs(P("i")))(jaxcc::device_put(x, NamedSharding(other, P("j")))); }) ==
+          "shard_map was given no in_specs and an argument laid out on Mesh('j': 2), not on its mesh Mesh('i': 4): "
+          "pass in_specs, or device_put the argument on the mesh");
+  auto const run = [&](auto body) { shard_map(body, mesh, in_specs(P("i")), out_specs(P("i")))(iota({8, 4})); };
+  REQUIRE(message_of([&] { run([](Array<float> const& v) { return lax::ppermute(v, "i", {{0, 4}}); }); }) ==
+          "ppermute: perm ((0, 4),) names an index outside axis 'i' of size 4");
+  REQUIRE(message_of([&] { run([](Array<float> const& v) { return lax::psum_scatter(v, "i", 0, true); }); }) ==
+          "tiled reduce_scatter operand scatter dimension size 2 must be divisible by shard_count 4");
+  REQUIRE(message_of([&] { run([](Array<float> const& v) { return lax::psum_scatter(v, "i", 0); }); }) ==
+          "reduce_scatter operand scatter dimension size 2 must match shard count 4");
+  REQUIRE(message_of([&] { run([](Array<float> const& v) { return lax::all_to_all(v, "i", 0, 1); }); }) ==
+          "all_to_all requires the size of the mapped axis axis_name to equal x.shape[split_axis], but they are 4 and "
+          "2 respectively.");
+  REQUIRE(message_of([&] { run([](Array<float> const& v) { return lax::all_to_all(v, "i", 0, 1, true); }); }) ==
+          "The size of all_to_all split_axis (2) has to be divisible by the size of the named axis i (4)");
+  auto const step = jaxcc::pmap([](Array<float> const& a, Array<float> const& b) { return Array<float>(a + b); });
+  REQUIRE(message_of([&] { step(jnp::ones<float>({4, 2}), jnp::ones<float>({2, 2})); }) ==
+          "pmap got inconsistent sizes for array axes to be mapped: the arguments' leading dimensions are 4 and 2");
+  REQUIRE(message_of([&] { jaxcc::pmap(identity)(jnp::array(1.f)); }).starts_with(
+              "pmap was requested to map its argument along axis 0, which implies that its rank should be at least 1"));
+  REQUIRE(message_of([&] {
+            jaxcc::detail::run_spmd(mesh, [&](std::size_t) { jaxcc::detail::run_spmd(mesh, [](std::size_t) {}); });
+          }) == "a sharded computation cannot start another one from inside a device's part of it (nested shard_map or "
+                "sharded jit)");
+}
+
 TEST_CASE("a device that fails releases the others", "[shard_map][errors]") {
   auto const mesh = mesh_of({8}, {"i"});
   REQUIRE(message_of([&] {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -99,6 +100,18 @@ inline SpmdContext const*& current_spmd() {
   return context;
 }
 
+/// Binds every axis of `mesh` for the collectives traced in its lifetime.
+class ScopedMeshAxes {
+ public:
+  explicit ScopedMeshAxes(Mesh const& mesh) {
+    for (std::size_t a = 0; a < mesh.axis_names().size(); ++a)
+      axes_.push_back(std::make_unique<graph::ScopedAxis>(graph::AxisData{mesh.device_shape()[a], mesh.axis_names()[a]}));
+  }
+
+ private:
+  std::vector<std::unique_ptr<graph::ScopedAxis>> axes_;
+};
+
 /// Run body(position) on every device of `mesh`, each with its SpmdContext
 /// and the mesh axes bound (for the collectives' shape rules).
 inline void run_spmd(Mesh const& mesh, std::function<void(std::size_t)> const& body) {
@@ -106,9 +119,7 @@ inline void run_spmd(Mesh const& mesh, std::function<void(std::size_t)> const& b
   run_on_devices(mesh.devices(), [&](std::size_t position) {
     SpmdContext const context{&mesh, position, &exchange};
     current_spmd() = &context;
-    std::vector<std::unique_ptr<graph::ScopedAxis>> axes;
-    for (std::size_t a = 0; a < mesh.axis_names().size(); ++a)
-      axes.push_back(std::make_unique<graph::ScopedAxis>(graph::AxisData{mesh.device_shape()[a], mesh.axis_names()[a]}));
+    ScopedMeshAxes axes(mesh);
     try {
       body(position);
     } catch (SpmdAborted const&) {

@@ -157,18 +157,6 @@ inline void check_replication(graph::Program const& program, Mesh const& mesh, s
               "jaxcc::check_vma(false) to `jaxcc::shard_map`.");
 }
 
-/// Binds every axis of `mesh` for the collectives traced in its lifetime.
-class ScopedMeshAxes {
- public:
-  explicit ScopedMeshAxes(Mesh const& mesh) {
-    for (std::size_t a = 0; a < mesh.axis_names().size(); ++a)
-      axes_.push_back(std::make_unique<graph::ScopedAxis>(graph::AxisData{mesh.device_shape()[a], mesh.axis_names()[a]}));
-  }
-
- private:
-  std::vector<std::unique_ptr<graph::ScopedAxis>> axes_;
-};
-
 /// Trace `fn` on per-device avals with the mesh's axes bound.
 inline graph::Program trace_on_mesh(graph::FlatFunction const& fn, Mesh const& mesh, std::span<graph::Aval const> avals,
                                     std::vector<AnyArray>& closure) {
