@@ -225,6 +225,46 @@ TEST_CASE("make_jaxpr shows the optimized program of a jitted function", "[jit][
           "  in (b,) }");
 }
 
+TEST_CASE("jit folds the ones VJP rules make, and only exact identities", "[jit][cse]") {
+  // grad of sum(sin(x) * x) seeds the cotangent with an array of ones; the
+  // products with it return their other operand, and cos(x) * x + sin(x)
+  // is what is left (derivative by hand).
+  auto const f = [](Array<float> x) { return jnp::sum(jnp::sin(x) * x); };
+  auto const x = smooth({5}).astype<float>();
+  auto const plain = jaxpr_of(jaxcc::grad(f), x);
+  auto const jitted = jaxpr_of(jaxcc::jit(jaxcc::grad(f)), x);
+  REQUIRE(count(plain, "mul") == 4);
+  REQUIRE(count(jitted, "mul") == 1);
+  REQUIRE(count(jitted, "lambda ") == 3);  // the function, jit's program, its fusion
+  REQUIRE(count(jitted, "lambda ; ") == 3);  // none with a constant
+  auto const by_hand = Array<float>(jnp::cos(x) * x + jnp::sin(x));
+  REQUIRE_THAT(jaxcc::jit(jaxcc::grad(f))(x), AllClose(by_hand, 1e-6));
+  REQUIRE(mismatch(jaxcc::jit(jaxcc::grad(f))(x), jaxcc::grad(f)(x)) == "");
+
+  // x * 1, 1 * x, x / 1, x - 0 and x + -0 are x for every float x (so for
+  // -0.0 too); x + 0 is not (-0 + 0 is +0) and x * 2 is not.
+  auto const ops = [](Array<float> x) {
+    return std::tuple{Array<float>(x * 1.0f), Array<float>(1.0f * x), Array<float>(x / 1.0f), Array<float>(x - 0.0f),
+                      Array<float>(x + -0.0f), Array<float>(x + 0.0f), Array<float>(x * 2.0f)};
+  };
+  auto const neg_zero = jnp::full<float>({2}, -0.0f);
+  auto const text = jaxpr_of(jaxcc::jit(ops), neg_zero);
+  REQUIRE(count(text, " = mul") == 1);
+  REQUIRE(count(text, " = div") == 0);
+  REQUIRE(count(text, " = sub") == 0);
+  REQUIRE(count(text, " = add") == 1);
+  auto const [a, b, c, d, e, plus_zero, twice] = jaxcc::jit(ops)(neg_zero);
+  for (auto const& same : {a, b, c, d, e}) REQUIRE(std::signbit(same.data()[0]));
+  REQUIRE(!std::signbit(plus_zero.data()[0]));
+  REQUIRE(std::signbit(twice.data()[0]));
+
+  // A product with ones that broadcasts its other operand keeps its shape.
+  auto const ones = jnp::ones<float>({3});
+  auto const widen = [&](Array<float> s) { return Array<float>(s * ones); };
+  REQUIRE(count(jaxpr_of(jaxcc::jit(widen), jnp::array(2.0f)), " = mul") == 1);
+  REQUIRE_THAT(jaxcc::jit(widen)(jnp::array(2.0f)), AllClose(jnp::full<float>({3}, 2.0f), 0.0));
+}
+
 TEST_CASE("jit drops layout operations that change nothing", "[jit][cse]") {
   // A transpose by (0, 1) and a reshape to the same shape return their
   // operand; the transpose by (1, 0) of a square matrix does not.
@@ -287,6 +327,17 @@ TEST_CASE("a run of elementwise equations is one tiled loop", "[jit][fusion]") {
   auto const x = jnp::linspace<float>(-10.0, 10.0, 5000);  // several tiles and a partial one
   REQUIRE(jaxcc::make_jaxpr(op_by_op)(x).num_equations() == 4);
   REQUIRE(plan_steps(op_by_op, x) == 1);
+  REQUIRE(jaxpr_of(jaxcc::jit(op_by_op), x) ==
+          "{ lambda ; a:f32[5000]. let\n"
+          "    b:f32[5000] = jit[jaxpr={ lambda ; c:f32[5000]. let\n"
+          "        g:f32[5000] = fusion[jaxpr={ lambda ; c:f32[5000]. let\n"
+          "            d:f32[5000] = mul 1.5:f32[] c\n"
+          "            e:f32[5000] = sin c\n"
+          "            f:f32[5000] = mul 0.75:f32[] e\n"
+          "            g:f32[5000] = add d f\n"
+          "          in (g,) }] c\n"
+          "      in (g,) }] a\n"
+          "  in (b,) }");
   auto const expected = Array<float>(1.5f * x + 0.75f * jnp::sin(x));
   REQUIRE_THAT(jaxcc::jit(op_by_op)(x), AllClose(expected, 1e-6));
 

@@ -172,6 +172,34 @@ bool same_constants(X const& a, X const& b) {
   }
 }
 
+/// The leaf a one-op region returns as is when its op forwards an operand
+/// (Op::forwarded_operand): each operand's value if known to be uniform, a
+/// scalar of the region being one.
+template <class Op, class A, class B>
+std::optional<std::size_t> forwarded_leaf(fusion::Expr<Op, A, B> const& e, std::span<std::optional<double> const> uniform) {
+  constexpr auto leaf_or_scalar = []<class X>(std::type_identity<X>) {
+    return AnArray<X> || fusion::is_scalar_leaf<X>::value;
+  };
+  if constexpr (requires { Op::forwarded_operand(std::optional<double>{}, std::optional<double>{}); } &&
+                leaf_or_scalar(std::type_identity<A>{}) && leaf_or_scalar(std::type_identity<B>{})) {
+    constexpr std::size_t a_leaf = 0, b_leaf = AnArray<A> ? 1 : 0;
+    auto const value = []<class X>(X const& x, std::optional<double> known) -> std::optional<double> {
+      if constexpr (AnArray<X>) return known;
+      else return static_cast<double>(x.value);
+    };
+    auto const& [a, b] = e.args();
+    auto const forwarded = Op::forwarded_operand(value(a, AnArray<A> ? uniform[a_leaf] : std::nullopt),
+                                                 value(b, AnArray<B> ? uniform[b_leaf] : std::nullopt));
+    if (forwarded == 0u && AnArray<A>) return a_leaf;
+    if (forwarded == 1u && AnArray<B>) return b_leaf;
+  }
+  return std::nullopt;
+}
+template <class E>
+std::optional<std::size_t> forwarded_leaf(E const&, std::span<std::optional<double> const>) {
+  return std::nullopt;
+}
+
 }  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
@@ -201,6 +229,12 @@ struct fused_p {
   static void print(W& w, Params const& p, std::span<std::string const> inputs, std::span<graph::VarPtr const> outputs) {
     std::size_t next_leaf = 0;
     print_node(w, p.expr, inputs, next_leaf, outputs[0].get());
+  }
+
+  /// `x * 1` and the like, as one-op regions (`x * 1.0f`, or a product with
+  /// an operand of ones that a VJP rule made).
+  static std::optional<std::size_t> forwarded_operand(Params const& p, std::span<std::optional<double> const> uniform) {
+    return detail::forwarded_leaf(p.expr, uniform);
   }
 
   template <class... L>

@@ -78,7 +78,9 @@ class JaxprWriter {
 
   void emit(std::string equation) { equations_.back().push_back(std::move(equation)); }
 
-  std::string program(Trace const& trace, std::vector<AnyArray> const& outputs, std::span<Capture const> constants) {
+  /// `fusions`: runs of the equations printed as one `fusion` equation each.
+  std::string program(Trace const& trace, std::vector<AnyArray> const& outputs, std::span<Capture const> constants,
+                      std::span<Fusion const> fusions = {}) {
     equations_.emplace_back();
     std::string consts, invars;
     // A concrete one-element constant prints inline as a literal, as JAX's do.
@@ -95,22 +97,60 @@ class JaxprWriter {
         append(consts, binder(*c.var));
     }
     for (auto const& v : trace.inputs) append(invars, binder(*v));
-    for (auto const& eq : trace.equations) {
-      std::vector<std::string> in;
-      for (auto const& v : eq.inputs) in.push_back(name(*v));
-      eq.primitive->print(*this, in, eq.outputs);
+    auto const& eqs = trace.equations;
+    auto fusion = fusions.begin();
+    for (std::size_t s = 0; s < eqs.size(); ++s) {
+      if (fusion != fusions.end() && fusion->first == s) {
+        print_fusion(eqs, *fusion);
+        s = fusion++->end - 1;
+      } else {
+        print_equation(eqs[s]);
+      }
     }
-    std::string outs = "(";
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      auto const& var = var_of(outputs[i]);
-      outs += (i ? ", " : "");
-      if (var && var->trace_id == trace.id()) outs += name(*var);
-      else outs += "<constant>";
+    std::vector<std::string> outs;
+    for (auto const& o : outputs) {
+      auto const& var = var_of(o);
+      outs.push_back(var && var->trace_id == trace.id() ? name(*var) : "<constant>");
     }
-    outs += outputs.size() == 1 ? ",)" : ")";
     auto eqns = std::move(equations_.back());
     equations_.pop_back();
+    return lambda(consts, invars, eqns, outs);
+  }
 
+ private:
+  void print_equation(Equation const& eq) {
+    std::vector<std::string> in;
+    for (auto const& v : eq.inputs) in.push_back(name(*v));
+    eq.primitive->print(*this, in, eq.outputs);
+  }
+
+  /// `outs = fusion[jaxpr={ lambda ; ins. let ... in outs }] ins`: the
+  /// inner program names its values as the outer one does.
+  void print_fusion(std::vector<Equation> const& eqs, Fusion const& fusion) {
+    equations_.emplace_back();
+    for (auto s = fusion.first; s < fusion.end; ++s) print_equation(eqs[s]);
+    auto eqns = std::move(equations_.back());
+    equations_.pop_back();
+    std::string invars, lhs, args;
+    std::vector<std::string> outs;
+    for (auto const& v : fusion.inputs) {
+      invars.append(invars.empty() ? "" : " ").append(binder(*v));
+      args.append(" ").append(name(*v));
+    }
+    for (auto const& v : fusion.outputs) {
+      lhs.append(lhs.empty() ? "" : " ").append(binder(*v));
+      outs.push_back(name(*v));
+    }
+    emit(lhs.append(" = fusion[jaxpr=").append(lambda("", invars, eqns, outs)).append("]").append(args));
+  }
+
+  /// `{ lambda consts; invars. let eqns in (outs) }`, on one line if it fits
+  /// in 80 columns, else one equation per line.
+  static std::string lambda(std::string const& consts, std::string const& invars, std::vector<std::string> const& eqns,
+                            std::vector<std::string> const& out_names) {
+    std::string outs = "(";
+    for (std::size_t i = 0; i < out_names.size(); ++i) outs.append(i ? ", " : "").append(out_names[i]);
+    outs += out_names.size() == 1 ? ",)" : ")";
     std::string one_line = "{ lambda " + consts + "; " + invars + ". let ";
     for (std::size_t i = 0; i < eqns.size(); ++i) one_line += (i ? "; " : "") + eqns[i];
     one_line += (eqns.empty() ? "" : " ") + std::string("in ") + outs + " }";
@@ -121,7 +161,6 @@ class JaxprWriter {
     return text + "\n  in " + outs + " }";
   }
 
- private:
   static std::string indent(std::string const& s, std::size_t n) {
     std::string out;
     for (char c : s) {
@@ -157,7 +196,7 @@ inline void PrimitiveBase::print(JaxprWriter& w, std::span<std::string const> in
   std::string params = params_string();
   if (auto const* p = subprogram()) {
     std::string program = "jaxpr=";
-    program += w.program(*p->trace, p->outputs, p->trace->captures);
+    program += w.program(*p->trace, p->outputs, p->trace->captures, subprogram_fusions());
     if (!params.empty()) program.append(" ").append(params);
     params = std::move(program);
   }

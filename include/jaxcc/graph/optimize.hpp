@@ -1,13 +1,16 @@
 // Rewrites of a closed program that jit applies before it caches a plan:
 // common-subexpression elimination (equal applications of a primitive to
-// the same inputs, and equal one-element constants, become one; an identity
-// such as a transpose by (0, 1) becomes its operand) and dead-code
-// elimination (equations no output depends on are dropped). They ask only
-// PrimitiveBase::same_as and is_identity; nothing here knows any primitive.
+// the same inputs, and equal one-element constants, become one), folding of
+// applications that return an operand (a transpose by (0, 1); `x * 1`
+// where the 1 is a scalar or a constant array of ones, as VJP rules make
+// them) and dead-code elimination (equations no output depends on are
+// dropped). They ask only PrimitiveBase::same_as, is_identity and
+// forwarded_operand; nothing here knows any primitive.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -22,6 +25,20 @@ inline bool same_scalar_constant(AnyArray const& a, AnyArray const& b) {
     using T = typename std::remove_cvref_t<decltype(x)>::value_type;
     T const u = x.item(), v = b.as<T>().item();
     return std::memcmp(&u, &v, sizeof u) == 0;
+  });
+}
+
+/// The value every element of a concrete array holds, if they are all one
+/// (bitwise; an empty array has none).
+inline std::optional<double> uniform_value(AnyArray const& a) {
+  if (a.size() == 0) return std::nullopt;
+  return a.visit([](auto const& x) -> std::optional<double> {
+    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+    auto const dense = contiguous(x);
+    T const* data = dense.data();
+    for (std::int64_t i = 1; i < dense.size(); ++i)
+      if (std::memcmp(&data[i], &data[0], sizeof(T)) != 0) return std::nullopt;
+    return static_cast<double>(data[0]);
   });
 }
 
@@ -64,20 +81,33 @@ inline void eliminate_common_subexpressions(Program& p) {
     if (!merged) captures.push_back(std::move(c));
   }
   trace.captures = std::move(captures);
+  std::vector<std::optional<double>> uniform(trace.var_count());
+  for (auto const& c : trace.captures)
+    if (!var_of(c.value)) uniform[c.var->id] = detail::uniform_value(c.value);
 
   // Candidates by (first input, input count): equations are compared only
   // with earlier ones that read the same first value.
   std::unordered_multimap<std::uint64_t, std::size_t> by_first_input;
   std::vector<Equation> kept;
   std::vector<Shape> shapes;
+  std::vector<std::optional<double>> operand_values;
   for (auto& eq : trace.equations) {
     for (auto& in : eq.inputs) in = subst(in);
     shapes.clear();
-    for (auto const& in : eq.inputs) shapes.push_back(in->shape);
-    if (eq.outputs.size() == 1 && eq.inputs.size() == 1 && eq.inputs[0]->dtype == eq.outputs[0]->dtype &&
-        eq.primitive->is_identity(shapes)) {
-      subst.replace(*eq.outputs[0], eq.inputs[0]);
-      continue;
+    operand_values.clear();
+    for (auto const& in : eq.inputs) {
+      shapes.push_back(in->shape);
+      operand_values.push_back(uniform[in->id]);
+    }
+    if (eq.outputs.size() == 1) {
+      auto const& out = *eq.outputs[0];
+      std::optional<std::size_t> forwarded;
+      if (eq.inputs.size() == 1 && eq.primitive->is_identity(shapes)) forwarded = 0;
+      else forwarded = eq.primitive->forwarded_operand(operand_values);
+      if (forwarded && eq.inputs[*forwarded]->dtype == out.dtype && eq.inputs[*forwarded]->shape == out.shape) {
+        subst.replace(out, eq.inputs[*forwarded]);
+        continue;
+      }
     }
     std::uint64_t const key = eq.inputs.empty() ? ~std::uint64_t{0} : eq.inputs[0]->id;
     Equation const* same = nullptr;

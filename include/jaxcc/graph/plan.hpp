@@ -221,6 +221,8 @@ class Plan {
   Program const& program() const noexcept { return program_; }
   /// The number of steps: equations, with each fused run counted once.
   std::size_t num_steps() const noexcept { return steps_.size(); }
+  /// The fused runs of two equations or more.
+  std::span<Fusion const> fusions() const noexcept { return fusions_; }
 
   /// The outputs for these inputs (arguments, then converted closure).
   std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
@@ -345,6 +347,7 @@ class Plan {
     auto run = std::make_shared<Run const>(eqs[first].outputs[0]->shape, std::move(members), slots,
                                            std::move(output_dtypes), std::move(donor));
     add_step(nullptr, std::move(run), inputs, outputs, end - 1);
+    if (end - first >= 2) fusions_.push_back({first, end, std::move(inputs), std::move(outputs)});
   }
 
   /// The program input `v` is, if it is a donated one.
@@ -358,6 +361,7 @@ class Plan {
   Program program_;
   std::vector<std::uint8_t> donated_;
   std::vector<Step> steps_;
+  std::vector<Fusion> fusions_;
 };
 
 }  // namespace jaxcc::graph

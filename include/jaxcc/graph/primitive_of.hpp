@@ -19,6 +19,9 @@
 //   is_identity(params, operand_shape)         -> layout primitives: whether
 //                                                 this returns its operand
 //                                                 unchanged (jit drops it)
+//   forwarded_operand(params, uniform)         -> the operand returned as is
+//                                                 when some operands hold one
+//                                                 value (`x * 1`; jit drops it)
 //   run_row(params, operands, steps, out, n)   -> elementwise primitives: n
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
@@ -222,6 +225,10 @@ class PrimitiveOf final : public PrimitiveBase {
     } else {
       return false;
     }
+  }
+  std::optional<std::size_t> forwarded_operand(std::span<std::optional<double> const> uniform) const override {
+    if constexpr (requires { P::forwarded_operand(params_, uniform); }) return P::forwarded_operand(params_, uniform);
+    else return std::nullopt;
   }
   bool is_elementwise() const override { return has_run_row(); }
   void run_row(std::span<void const* const> operands, std::span<std::int64_t const> steps, void* out,

@@ -55,6 +55,13 @@ struct AxisVariance {
   bool varies = false;
 };
 
+/// Equations [first, end) of a program that run as one fused loop, reading
+/// `inputs` and writing `outputs` (make_jaxpr shows them as one `fusion`).
+struct Fusion {
+  std::size_t first, end;
+  std::vector<VarPtr> inputs, outputs;
+};
+
 /// A primitive application's rules, erased of the primitive's static type.
 /// Every method works by binding primitives again, so applied to values of
 /// an enclosing trace it records there: that is how transforms compose.
@@ -98,6 +105,14 @@ class PrimitiveBase {
   /// transpose by the identity permutation, a reshape to the operand's own
   /// shape): jit's optimizer drops it. No by default.
   virtual bool is_identity(std::span<Shape const> /*operand_shapes*/) const { return false; }
+  /// The operand whose value this application always returns, given the
+  /// operands known to hold one value at every index (`uniform[k]`, or
+  /// std::nullopt): `x * 1`, `x / 1`, `x - 0` and `x + -0.0` return x, in
+  /// floating point exactly. jit's optimizer replaces the result by it when
+  /// dtype and shape agree. None by default.
+  virtual std::optional<std::size_t> forwarded_operand(std::span<std::optional<double> const> /*uniform*/) const {
+    return std::nullopt;
+  }
   /// Whether the result at each index depends only on the operands at that
   /// index (operands of the result's shape, or of one element): then jit
   /// runs runs of such equations tile by tile, with no buffers between them.
@@ -110,6 +125,8 @@ class PrimitiveBase {
   }
   /// The program a call-like primitive carries (make_jaxpr prints it).
   virtual Program const* subprogram() const { return nullptr; }
+  /// The runs of that program's equations that execute fused (jit's plan).
+  virtual std::span<Fusion const> subprogram_fusions() const { return {}; }
   /// Write this equation as make_jaxpr shows it (graph/jaxpr.hpp).
   virtual void print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const;
 };

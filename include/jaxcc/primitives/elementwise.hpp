@@ -16,6 +16,7 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -134,6 +135,13 @@ struct add_p {
   template <class B> static B simd(B const& a, B const& b) { return a + b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const&, B const&, DA const& da, DB const& db) { return fusion::t_add(da, db); }
+  /// x + -0.0 is x for every x; x + 0.0 is not (-0.0 + 0.0 is 0.0).
+  static std::optional<std::size_t> forwarded_operand(std::optional<double> a, std::optional<double> b) {
+    auto const negative_zero = [](std::optional<double> v) { return v && *v == 0 && std::signbit(*v); };
+    if (negative_zero(b)) return 0;
+    if (negative_zero(a)) return 1;
+    return std::nullopt;
+  }
 };
 struct sub_p {
   JAXCC_SAME_TYPE_OP("sub")
@@ -142,6 +150,11 @@ struct sub_p {
   template <class B> static B simd(B const& a, B const& b) { return a - b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const&, B const&, DA const& da, DB const& db) { return fusion::t_sub(da, db); }
+  /// x - 0.0 is x for every x (x - -0.0 is not: -0.0 - -0.0 is 0.0).
+  static std::optional<std::size_t> forwarded_operand(std::optional<double>, std::optional<double> b) {
+    if (b && *b == 0 && !std::signbit(*b)) return 0;
+    return std::nullopt;
+  }
 };
 struct mul_p {
   JAXCC_SAME_TYPE_OP("mul")
@@ -152,6 +165,11 @@ struct mul_p {
   static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
     return fusion::t_add(fusion::t_scale(da, b), fusion::t_scale(db, a));
   }
+  static std::optional<std::size_t> forwarded_operand(std::optional<double> a, std::optional<double> b) {
+    if (b == 1.0) return 0;
+    if (a == 1.0) return 1;
+    return std::nullopt;
+  }
 };
 struct div_p {  // only built on floats: integer operands are converted first (true division)
   JAXCC_SAME_TYPE_OP("div")
@@ -161,6 +179,10 @@ struct div_p {  // only built on floats: integer operands are converted first (t
   template <class A, class B, class DA, class DB>
   static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
     return fusion::t_sub(fusion::t_div(da, b), fusion::t_scale(db, ex<div_p>(a, ex<mul_p>(b, b))));
+  }
+  static std::optional<std::size_t> forwarded_operand(std::optional<double>, std::optional<double> b) {
+    if (b == 1.0) return 0;
+    return std::nullopt;
   }
 };
 struct neg_p {

@@ -28,6 +28,7 @@ class ClosedCall final : public graph::PrimitiveBase, public std::enable_shared_
   std::string_view name() const override { return name_; }
   std::string params_string() const override { return {}; }
   graph::Program const* subprogram() const override { return &plan_.program(); }
+  std::span<graph::Fusion const> subprogram_fusions() const override { return plan_.fusions(); }
   graph::Plan const& plan() const noexcept { return plan_; }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
