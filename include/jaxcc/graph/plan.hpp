@@ -107,35 +107,35 @@ class FusedRun {
       in_data.push_back(data_of(scalar || contiguous(in) ? in : dense.back()));
       in_dense.push_back(!scalar || shape_.numel() == 1);
     }
+    // How each ref steps along the run (elements for the kernels; 0: one
+    // value or scratch), and the refs that move in memory from tile to tile
+    // (inputs read as rows, outputs), with their byte offset per element.
+    std::vector<std::int64_t> steps(refs_.size(), 1);
+    std::vector<std::pair<std::size_t, std::int64_t>> moving;
+    for (std::size_t j = 0; j < refs_.size(); ++j) {
+      auto const r = refs_[j];
+      if (r.place == Place::input && !in_dense[r.index]) steps[j] = 0;
+      else if (r.place == Place::input) moving.emplace_back(j, static_cast<std::int64_t>(item_size(inputs[r.index].dtype())));
+      else if (r.place == Place::output) moving.emplace_back(j, static_cast<std::int64_t>(item_size(outputs_[r.index])));
+    }
     auto const n = shape_.numel();
     parallel_chunks(n, tile, [&](std::int64_t lo, std::int64_t hi) {
       thread_local std::vector<double> scratch;  // 8-byte elements fit every dtype
       scratch.resize(std::max(scratch.size(), static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(scratch_slots_))));
-      // Where each ref is at element 0, and how many bytes it moves per
-      // element of the run (0: a scalar or scratch).
-      std::vector<char const*> base(refs_.size());
-      std::vector<std::int64_t> advance(refs_.size(), 0), steps(refs_.size(), 1);
+      // Each ref's row at element 0; a moving ref's is moved to each tile.
+      std::vector<void const*> base(refs_.size()), ptrs(refs_.size());
       for (std::size_t j = 0; j < refs_.size(); ++j) {
         auto const r = refs_[j];
         switch (r.place) {
-          case Place::input:
-            base[j] = static_cast<char const*>(in_data[r.index]);
-            if (in_dense[r.index]) advance[j] = static_cast<std::int64_t>(item_size(inputs[r.index].dtype()));
-            else steps[j] = 0;
-            break;
-          case Place::scratch:
-            base[j] = reinterpret_cast<char const*>(scratch.data() + scratch_offset + r.index * slot_stride);
-            break;
-          case Place::output:
-            base[j] = static_cast<char const*>(out_data[r.index]);
-            advance[j] = static_cast<std::int64_t>(item_size(outputs_[r.index]));
-            break;
+          case Place::input: base[j] = in_data[r.index]; break;
+          case Place::scratch: base[j] = scratch.data() + scratch_offset + r.index * slot_stride; break;
+          case Place::output: base[j] = out_data[r.index]; break;
         }
       }
-      std::vector<void const*> ptrs(base.size());
+      ptrs = base;
       for (std::int64_t start = lo; start < hi; start += tile) {
         auto const count = std::min<std::int64_t>(tile, hi - start);
-        for (std::size_t j = 0; j < base.size(); ++j) ptrs[j] = base[j] + advance[j] * start;
+        for (auto const& [j, bytes] : moving) ptrs[j] = static_cast<char const*>(base[j]) + bytes * start;
         for (std::size_t k = 0; k < primitives_.size(); ++k) {
           auto const from = first_[k], to = first_[k + 1] - 1;  // operands, then the result at `to`
           primitives_[k]->run_row({ptrs.data() + from, to - from}, {steps.data() + from, to - from},
