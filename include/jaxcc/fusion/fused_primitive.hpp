@@ -177,19 +177,16 @@ bool same_constants(X const& a, X const& b) {
 /// scalar of the region being one.
 template <class Op, class A, class B>
 std::optional<std::size_t> forwarded_leaf(fusion::Expr<Op, A, B> const& e, std::span<std::optional<double> const> uniform) {
-  constexpr auto leaf_or_scalar = []<class X>(std::type_identity<X>) {
-    return AnArray<X> || fusion::is_scalar_leaf<X>::value;
-  };
-  if constexpr (requires { Op::forwarded_operand(std::optional<double>{}, std::optional<double>{}); } &&
-                leaf_or_scalar(std::type_identity<A>{}) && leaf_or_scalar(std::type_identity<B>{})) {
+  constexpr bool leaves_only = (AnArray<A> || fusion::is_scalar_leaf<A>::value) &&
+                               (AnArray<B> || fusion::is_scalar_leaf<B>::value);
+  if constexpr (requires { Op::forwarded_operand(std::optional<double>{}, std::optional<double>{}); } && leaves_only) {
     constexpr std::size_t a_leaf = 0, b_leaf = AnArray<A> ? 1 : 0;
-    auto const value = []<class X>(X const& x, std::optional<double> known) -> std::optional<double> {
-      if constexpr (AnArray<X>) return known;
+    auto const value = [&]<class X>(X const& x, std::size_t leaf) -> std::optional<double> {
+      if constexpr (AnArray<X>) return uniform[leaf];
       else return static_cast<double>(x.value);
     };
     auto const& [a, b] = e.args();
-    auto const forwarded = Op::forwarded_operand(value(a, AnArray<A> ? uniform[a_leaf] : std::nullopt),
-                                                 value(b, AnArray<B> ? uniform[b_leaf] : std::nullopt));
+    auto const forwarded = Op::forwarded_operand(value(a, a_leaf), value(b, b_leaf));
     if (forwarded == 0u && AnArray<A>) return a_leaf;
     if (forwarded == 1u && AnArray<B>) return b_leaf;
   }

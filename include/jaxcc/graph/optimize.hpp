@@ -4,8 +4,8 @@
 // applications that return an operand (a transpose by (0, 1); `x * 1`
 // where the 1 is a scalar or a constant array of ones, as VJP rules make
 // them) and dead-code elimination (equations no output depends on are
-// dropped). They ask only PrimitiveBase::same_as, is_identity and
-// forwarded_operand; nothing here knows any primitive.
+// dropped). They ask only PrimitiveBase::same_as and forwarded_operand;
+// nothing here knows any primitive.
 #pragma once
 
 #include <cstdint>
@@ -63,7 +63,8 @@ class Substitution {
 namespace jaxcc::graph {
 
 /// Merge equal constants and equal equations (same_as, same inputs) into
-/// their first occurrence, and drop identities (is_identity) for their
+/// their first occurrence, and drop applications that return an operand
+/// (forwarded_operand: identity layout operations, `x * 1`) for their
 /// operand.
 inline void eliminate_common_subexpressions(Program& p) {
   auto& trace = *p.trace;
@@ -101,9 +102,7 @@ inline void eliminate_common_subexpressions(Program& p) {
     }
     if (eq.outputs.size() == 1) {
       auto const& out = *eq.outputs[0];
-      std::optional<std::size_t> forwarded;
-      if (eq.inputs.size() == 1 && eq.primitive->is_identity(shapes)) forwarded = 0;
-      else forwarded = eq.primitive->forwarded_operand(operand_values);
+      auto const forwarded = eq.primitive->forwarded_operand(shapes, operand_values);
       if (forwarded && eq.inputs[*forwarded]->dtype == out.dtype && eq.inputs[*forwarded]->shape == out.shape) {
         subst.replace(out, eq.inputs[*forwarded]);
         continue;

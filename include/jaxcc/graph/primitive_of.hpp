@@ -22,6 +22,7 @@
 //   forwarded_operand(params, uniform)         -> the operand returned as is
 //                                                 when some operands hold one
 //                                                 value (`x * 1`; jit drops it)
+//   (both reach PrimitiveBase::forwarded_operand)
 //   run_row(params, operands, steps, out, n)   -> elementwise primitives: n
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
@@ -219,16 +220,16 @@ class PrimitiveOf final : public PrimitiveBase {
     }
   }
 
-  bool is_identity(std::span<Shape const> operand_shapes) const override {
+  std::optional<std::size_t> forwarded_operand(std::span<Shape const> shapes,
+                                               std::span<std::optional<double> const> uniform) const override {
     if constexpr (requires(Shape const& s) { P::is_identity(params_, s); }) {
-      return operand_shapes.size() == 1 && P::is_identity(params_, operand_shapes[0]);
+      if (shapes.size() == 1 && P::is_identity(params_, shapes[0])) return 0;
+      return std::nullopt;
+    } else if constexpr (requires { P::forwarded_operand(params_, uniform); }) {
+      return P::forwarded_operand(params_, uniform);
     } else {
-      return false;
+      return std::nullopt;
     }
-  }
-  std::optional<std::size_t> forwarded_operand(std::span<std::optional<double> const> uniform) const override {
-    if constexpr (requires { P::forwarded_operand(params_, uniform); }) return P::forwarded_operand(params_, uniform);
-    else return std::nullopt;
   }
   bool is_elementwise() const override { return has_run_row(); }
   void run_row(std::span<void const* const> operands, std::span<std::int64_t const> steps, void* out,

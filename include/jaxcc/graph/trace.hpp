@@ -101,16 +101,15 @@ class PrimitiveBase {
   /// with equal parameters (jit's CSE merges such applications to the same
   /// inputs). No by default: a primitive whose parameters can't be compared.
   virtual bool same_as(PrimitiveBase const& /*other*/) const { return false; }
-  /// Whether this application returns its one operand unchanged (a
-  /// transpose by the identity permutation, a reshape to the operand's own
-  /// shape): jit's optimizer drops it. No by default.
-  virtual bool is_identity(std::span<Shape const> /*operand_shapes*/) const { return false; }
-  /// The operand whose value this application always returns, given the
-  /// operands known to hold one value at every index (`uniform[k]`, or
-  /// std::nullopt): `x * 1`, `x / 1`, `x - 0` and `x + -0.0` return x, in
-  /// floating point exactly. jit's optimizer replaces the result by it when
-  /// dtype and shape agree. None by default.
-  virtual std::optional<std::size_t> forwarded_operand(std::span<std::optional<double> const> /*uniform*/) const {
+  /// The operand this application always returns unchanged, given the
+  /// operands' shapes and which operands hold one value at every index
+  /// (`uniform[k]`, or std::nullopt): a transpose by the identity
+  /// permutation or a reshape to the operand's own shape returns its
+  /// operand; `x * 1`, `x / 1`, `x - 0` and `x + -0.0` return x, in floating
+  /// point exactly. jit's optimizer replaces the result by it when dtype and
+  /// shape agree. None by default.
+  virtual std::optional<std::size_t> forwarded_operand(std::span<Shape const> /*shapes*/,
+                                                       std::span<std::optional<double> const> /*uniform*/) const {
     return std::nullopt;
   }
   /// Whether the result at each index depends only on the operands at that
