@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -16,6 +17,15 @@
 #include <jaxcc/jaxcc.hpp>
 
 namespace jaxcc_test {
+
+// A mesh of this machine's first shape.numel() devices (the sharding tests
+// run with JAXCC_NUM_DEVICES=8, as JAX's force 8 host devices).
+inline jaxcc::Mesh mesh_of(jaxcc::Shape const& shape, std::vector<std::string> names) {
+  auto const& all = jaxcc::devices();
+  if (static_cast<std::size_t>(shape.numel()) > all.size())
+    throw std::runtime_error("mesh_of: the test needs JAXCC_NUM_DEVICES >= " + std::to_string(shape.numel()));
+  return jaxcc::Mesh(std::vector<jaxcc::Device>(all.begin(), all.begin() + shape.numel()), shape, std::move(names));
+}
 
 // The message of the jaxcc::Error that f() throws, or "<no error>".
 std::string message_of(auto&& f) {

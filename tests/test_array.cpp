@@ -11,6 +11,8 @@
 
 #include "support.hpp"
 
+namespace test_array {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
@@ -126,3 +128,5 @@ TEST_CASE("T() and lax::transpose permute strides without copying", "[array][tra
           "transpose permutation isn't a permutation of operand dimensions, got permutation (0, 1) for "
           "operand shape (2, 3, 4).");
 }
+
+}  // namespace test_array

@@ -7,6 +7,8 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
+namespace test_check_grads {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 
@@ -42,3 +44,5 @@ TEST_CASE("check_grads catches a wrong derivative rule", "[check_grads]") {
   REQUIRE(message.starts_with("check_grads: VJP of f disagrees with finite differences"));
   REQUIRE_THROWS_AS(jaxcc::testing::check_grads(wrong, std::tuple{jnp::array(1.0)}, 3), jaxcc::Error);
 }
+
+}  // namespace test_check_grads

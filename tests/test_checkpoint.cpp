@@ -9,6 +9,8 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
+namespace test_checkpoint {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 
@@ -43,3 +45,5 @@ TEST_CASE("checkpoint closes over outer traced values", "[checkpoint]") {
   };
   REQUIRE(jaxcc::grad(f)(jnp::array(5.0)).item() == 2.0);
 }
+
+}  // namespace test_checkpoint

@@ -18,6 +18,8 @@
 
 #include "support.hpp"
 
+namespace test_control_flow {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -558,3 +560,5 @@ TEST_CASE("select chooses elementwise and differentiates", "[control_flow][selec
   REQUIRE(message_of([&] { lax::select(jnp::array({true, false}), a, b); }) ==
           "select `which` must be scalar or have the same shape as cases, got `which` shape (2,) but case shape (3,).");
 }
+
+}  // namespace test_control_flow

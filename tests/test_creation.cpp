@@ -11,6 +11,8 @@
 
 #include "support.hpp"
 
+namespace test_creation {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
@@ -92,3 +94,5 @@ TEST_CASE("eye puts ones on a diagonal", "[creation]") {
   REQUIRE(jnp::eye<std::int32_t>(3, 2, -1).to_vector() == std::vector<std::int32_t>{0, 0, 1, 0, 0, 1});
   REQUIRE(jnp::eye<double>(0).shape() == Shape{0, 0});
 }
+
+}  // namespace test_creation

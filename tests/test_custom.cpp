@@ -11,6 +11,8 @@
 
 #include "support.hpp"
 
+namespace test_custom {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc_test::message_of;
@@ -74,3 +76,5 @@ TEST_CASE("stop_gradient blocks derivatives", "[custom]") {
   REQUIRE(jaxcc::grad([](Array<double> x) { return Array<double>(x * jaxcc::stop_gradient(x)); })(jnp::array(3.0)).item() == 3.0);
   REQUIRE(jaxcc::lax::stop_gradient(jnp::array(2.0)).item() == 2.0);
 }
+
+}  // namespace test_custom

@@ -14,6 +14,8 @@
 
 #include "support.hpp"
 
+namespace test_eigen {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
@@ -148,3 +150,5 @@ TEST_CASE("to_eigen: a zero-copy, read-only view with the Array's strides", "[ei
           "to_eigen: expected an array of rank at most 2 (an Eigen matrix), got shape (2, 3, 4)");
   }
 }
+
+}  // namespace test_eigen

@@ -15,6 +15,8 @@
 
 #include "support.hpp"
 
+namespace test_einsum {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
@@ -212,3 +214,5 @@ TEST_CASE("einsum traces: diagonals, broadcasting and sums are all primitives", 
   CHECK(text.find("dot_general[dimension_numbers=") != std::string::npos);
   CHECK(text.find("squeeze") != std::string::npos);
 }
+
+}  // namespace test_einsum

@@ -14,6 +14,8 @@
 
 #include "support.hpp"
 
+namespace test_elementwise {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
@@ -329,3 +331,5 @@ TEST_CASE("comparisons with NaN follow IEEE in the SIMD body and the tail", "[el
     CHECK(eq.to_vector()[i] == (is_nan ? 0.0f : 1.0f));
   }
 }
+
+}  // namespace test_elementwise

@@ -15,6 +15,8 @@
 
 #include "support.hpp"
 
+namespace test_indexing {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -268,3 +270,5 @@ TEST_CASE("large take and update (threaded paths) match a reference loop", "[ind
         all = all && yv[(i * 300 + j) * 300 + k] == (i == 1 ? static_cast<float>(k) : 0.f);
   REQUIRE(all);
 }
+
+}  // namespace test_indexing

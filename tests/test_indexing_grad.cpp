@@ -17,6 +17,8 @@
 
 #include "support.hpp"
 
+namespace test_indexing_grad {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
@@ -289,3 +291,5 @@ TEST_CASE("integer and bool indexing operations trace", "[indexing][grad]") {
   auto b = [](Array<bool> const& a) { return jnp::take(a, jnp::array<std::int32_t>({1}), 0).at(0).set(true); };
   REQUIRE(jaxpr_of(b, jnp::zeros<bool>(Shape{2})).find("bool[1] = scatter[") != std::string::npos);
 }
+
+}  // namespace test_indexing_grad

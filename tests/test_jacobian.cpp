@@ -7,6 +7,8 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+namespace test_jacobian {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
@@ -54,3 +56,5 @@ TEST_CASE("hessian is jacfwd of jacrev", "[jacobian]") {
   };
   REQUIRE_THAT(jaxcc::hessian(f)(jnp::array({3.0, 5.0})), AllClose(jnp::array<double>({{10, 6}, {6, 0}})));
 }
+
+}  // namespace test_jacobian

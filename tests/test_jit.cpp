@@ -19,6 +19,8 @@
 
 #include "support.hpp"
 
+namespace test_jit {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -476,3 +478,5 @@ TEST_CASE("a jitted function closing over a traced value is traced each call", "
   })(jnp::array(2.0));
   REQUIRE(dy.item() == 3.0);
 }
+
+}  // namespace test_jit

@@ -10,6 +10,8 @@
 
 #include "support.hpp"
 
+namespace test_jvp {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::testing::AllClose;
@@ -57,3 +59,5 @@ TEST_CASE("jvp checks tangent dtypes and shapes as JAX does", "[jvp][errors]") {
           "primal and tangent arguments to jaxcc::jvp do not match; dtypes must be equal. Got primal dtype float32 and "
           "so expected tangent dtype float32, but got tangent dtype float64 instead.");
 }
+
+}  // namespace test_jvp

@@ -14,6 +14,8 @@
 
 #include "support.hpp"
 
+namespace test_layout {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -351,3 +353,5 @@ TEST_CASE("large inputs (threaded copies) match a reference loop", "[layout][lar
       all = all && got[static_cast<std::size_t>(j * 550 + k)] == (k < 300 ? 1000 * k + j : -1);
   REQUIRE(all);
 }
+
+}  // namespace test_layout

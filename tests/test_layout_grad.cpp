@@ -15,6 +15,8 @@
 
 #include "support.hpp"
 
+namespace test_layout_grad {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -170,3 +172,5 @@ TEST_CASE("integer and bool layout operations trace and carry no cotangent", "[l
   auto b = [](Array<bool> const& a) { return jnp::concatenate({jnp::squeeze(jnp::expand_dims(a, 1)), a}, 0); };
   REQUIRE(jaxpr_of(b, jnp::ones<bool>(Shape{2})).find("bool[4]") != std::string::npos);
 }
+
+}  // namespace test_layout_grad

@@ -17,6 +17,8 @@
 
 #include "support.hpp"
 
+namespace test_linalg {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -386,3 +388,5 @@ TEST_CASE("matmul traces to squeeze, dot_general and transpose", "[linalg][trace
   CHECK(text.find("dimension_numbers=(([2], [1]), ([], []))") != std::string::npos);
   CHECK(text.find("squeeze") != std::string::npos);
 }
+
+}  // namespace test_linalg

@@ -22,6 +22,8 @@
 
 #include "support.hpp"
 
+namespace test_linalg_grad {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -356,3 +358,5 @@ TEST_CASE("MLP loss: gradient as backpropagation by hand, and check_grads", "[li
 
   REQUIRE_NOTHROW(check_grads(mlp_loss, std::tuple{params, x, labels}, 2));
 }
+
+}  // namespace test_linalg_grad

@@ -8,6 +8,8 @@
 
 #include <jaxcc/jaxcc.hpp>
 
+namespace test_make_jaxpr {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 
@@ -76,3 +78,5 @@ TEST_CASE("python_float_repr writes floats as Python's repr", "[make_jaxpr]") {
   REQUIRE(python_float_repr(1.25e-7) == "1.25e-07");
   REQUIRE(python_float_repr(static_cast<double>(0.1f)) == "0.10000000149011612");
 }
+
+}  // namespace test_make_jaxpr

@@ -13,6 +13,8 @@
 
 #include "support.hpp"
 
+namespace test_nn {
+
 namespace jnp = jaxcc::numpy;
 namespace nn = jaxcc::nn;
 using jaxcc::Array;
@@ -223,3 +225,5 @@ TEST_CASE("activations name themselves in axis errors") {
   REQUIRE(message_of([&] { nn::logsumexp(x, {0, 2}); }) ==
           "logsumexp: axis 2 is out of bounds for array of dimension 2");
 }
+
+}  // namespace test_nn

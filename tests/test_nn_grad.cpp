@@ -20,6 +20,8 @@
 
 #include "support.hpp"
 
+namespace test_nn_grad {
+
 namespace jnp = jaxcc::numpy;
 namespace nn = jaxcc::nn;
 using jaxcc::Array;
@@ -32,9 +34,8 @@ using jaxcc_test::jaxpr_of;
 
 namespace {
 
-Array<double> smooth(Shape const& shape, double scale = 0.37) {
-  return jnp::sin(jnp::arange<double>(shape.numel()).reshape(shape) * scale + 0.2) * 2.0;
-}
+// jaxcc_test::smooth doubled: values in [-2, 2].
+Array<double> wide(Shape const& shape, double scale = 0.37) { return jaxcc_test::smooth(shape, scale) * 2.0; }
 
 /// softmax of each row of a rows x cols matrix (row-major), in long double.
 std::vector<double> reference_softmax(std::vector<double> const& x, std::size_t cols) {
@@ -58,7 +59,7 @@ bool all_finite(Array<double> const& a) {
 }  // namespace
 
 TEST_CASE("softmax, log_softmax and logsumexp pass check_grads to second order", "[nn][grad]") {
-  auto const x = smooth({2, 3, 4});
+  auto const x = wide({2, 3, 4});
   std::vector<std::pair<std::string, AxisArg>> const axis_sets{
       {"-1", -1}, {"0", 0}, {"1", 1}, {"(0, 2)", {0, 2}}, {"all", jaxcc::none}};
   for (auto const& [name, axis] : axis_sets) {
@@ -80,10 +81,10 @@ TEST_CASE("softmax, log_softmax and logsumexp pass check_grads to second order",
 }
 
 TEST_CASE("closed forms of the derivatives, against reference loops", "[nn][grad]") {
-  auto const x = smooth({3, 5});
+  auto const x = wide({3, 5});
   auto const xv = x.to_vector();
   auto const y = jnp::array<double>(reference_softmax(xv, 5), Shape{3, 5});
-  auto const ct = smooth({3, 5}, 1.3);
+  auto const ct = wide({3, 5}, 1.3);
   auto const cv = ct.to_vector();
 
   SECTION("grad of logsumexp is softmax") {
@@ -147,13 +148,13 @@ TEST_CASE("gradients stay finite and exact at extreme inputs", "[nn][grad][extre
     REQUIRE_THAT(hvp(x), AllClose(jnp::zeros<double>({3})));
   }
   SECTION("a whole matrix at 1e30 scale: finite and equal to softmax") {
-    Array<double> const x = smooth({4, 6}) * 1e30;
+    Array<double> const x = wide({4, 6}) * 1e30;
     auto const expected = jnp::array<double>(reference_softmax(x.to_vector(), 6), Shape{4, 6});
     auto g = jaxcc::grad([](Array<double> const& a) { return jnp::sum(nn::logsumexp(a, -1)); });
     auto const gx = g(x);
     REQUIRE(all_finite(gx));
     REQUIRE_THAT(gx, AllClose(expected));
-    auto const w = smooth({4, 6}, 0.9);
+    auto const w = wide({4, 6}, 0.9);
     auto gs = jaxcc::grad([&](Array<double> const& a) { return jnp::sum(w * nn::softmax(a)); });
     auto gls = jaxcc::grad([&](Array<double> const& a) { return jnp::sum(w * nn::log_softmax(a)); });
     REQUIRE(all_finite(gs(x)));
@@ -190,3 +191,5 @@ TEST_CASE("the max shift is under stop_gradient, as in JAX", "[nn][grad][make_ja
     REQUIRE(text.find(" eq ") == std::string::npos);
   }
 }
+
+}  // namespace test_nn_grad

@@ -15,11 +15,14 @@
 
 #include "support.hpp"
 
+namespace test_partition {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
 using jaxcc::axes;
 using jaxcc::Mesh;
+using jaxcc_test::mesh_of;
 using jaxcc::NamedSharding;
 using jaxcc::none;
 using jaxcc::P;
@@ -27,10 +30,6 @@ using jaxcc::testing::AllClose;
 
 namespace {
 
-Mesh mesh_of(jaxcc::Shape shape, std::vector<std::string> names) {
-  auto const& all = jaxcc::devices();
-  return Mesh(std::vector<jaxcc::Device>(all.begin(), all.begin() + shape.numel()), shape, std::move(names));
-}
 
 // A random PartitionSpec for a rank-2 array on the ('x', 'y') mesh: each
 // dimension whole, or split over 'x', 'y' or both, no mesh axis twice.
@@ -176,3 +175,5 @@ TEST_CASE("arguments on two meshes are an error", "[partition][errors]") {
           "Received incompatible devices for jitted computation: arguments (or out_shardings) are laid out on "
           "Mesh('x': 4) and on Mesh('x': 2); put them on one mesh");
 }
+
+}  // namespace test_partition

@@ -10,6 +10,8 @@
 
 #include "support.hpp"
 
+namespace test_print {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc_test::streamed;
 
@@ -126,3 +128,5 @@ TEST_CASE("print: fused expressions print the array they evaluate to") {
   // Comparisons are expressions too and print as bool arrays.
   CHECK(streamed(a < b) == "Array([ True,  True], dtype=bool)");
 }
+
+}  // namespace test_print

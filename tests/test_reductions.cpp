@@ -15,6 +15,8 @@
 
 #include "support.hpp"
 
+namespace test_reductions {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Axes;
@@ -506,3 +508,5 @@ TEST_CASE("reductions trace into jaxprs as JAX prints them") {
   REQUIRE(jaxpr_of([](Array<float> const& a) { return jnp::argmax(a, -1); }) ==
           "{ lambda ; a:f32[2,3]. let\n    b:i32[2] = argmax[axes=(1,) index_dtype=int32] a\n  in (b,) }");
 }
+
+}  // namespace test_reductions

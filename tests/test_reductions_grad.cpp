@@ -18,6 +18,8 @@
 
 #include "support.hpp"
 
+namespace test_reductions_grad {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -296,3 +298,5 @@ TEST_CASE("the reductions' derivatives are traced primitives", "[reductions][gra
   REQUIRE(text2.find("eq") != std::string::npos);
   REQUIRE(text2.find("div") != std::string::npos);
 }
+
+}  // namespace test_reductions_grad

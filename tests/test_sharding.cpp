@@ -12,6 +12,8 @@
 
 #include "support.hpp"
 
+namespace test_sharding {
+
 using jaxcc::Device;
 using jaxcc::Mesh;
 using jaxcc::NamedSharding;
@@ -23,8 +25,9 @@ using jaxcc_test::streamed;
 
 namespace {
 
-// A mesh of devices 0 .. n-1 (whatever devices() holds on this machine).
-Mesh mesh_of(jaxcc::Shape shape, std::vector<std::string> names) {
+// A mesh of device ids 0 .. n-1, which need not exist: enough to lay out
+// and draw shardings (the diagram tests use up to 32).
+Mesh mesh_of(jaxcc::Shape const& shape, std::vector<std::string> names) {
   std::vector<Device> devices;
   for (int i = 0; i < shape.numel(); ++i) devices.push_back({i});
   return Mesh(devices, shape, std::move(names));
@@ -230,3 +233,5 @@ TEST_CASE("visualize_array_sharding draws an array's layout", "[sharding][visual
   auto const x = jaxcc::device_put(jaxcc::numpy::arange<float>(64).reshape({8, 8}), NamedSharding(mesh, P("data", "model")));
   REQUIRE(jaxcc::debug::sharding_diagram(x) == data_model_8x8);
 }
+
+}  // namespace test_sharding

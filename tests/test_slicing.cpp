@@ -13,6 +13,8 @@
 
 #include "support.hpp"
 
+namespace test_slicing {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -237,3 +239,5 @@ TEST_CASE("lax::dynamic_update_slice errors", "[slicing][dynamic_update_slice][e
   REQUIRE(message_of([&] { lax::dynamic_update_slice(x, jnp::zeros<std::int32_t>({1, 1}), {0}); }) ==
           "Length of slice indices must match number of operand dimensions (1 vs (3, 4))");
 }
+
+}  // namespace test_slicing

@@ -18,6 +18,8 @@
 
 #include "support.hpp"
 
+namespace test_slicing_grad {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -239,3 +241,5 @@ TEST_CASE("integer and bool slicing operations trace", "[slicing][grad]") {
   };
   REQUIRE(jaxpr_of(b, jnp::zeros<bool>(Shape{2})).find("bool[2] = dynamic_update_slice") != std::string::npos);
 }
+
+}  // namespace test_slicing_grad

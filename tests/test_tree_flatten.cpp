@@ -17,6 +17,8 @@
 
 #include "support.hpp"
 
+namespace test_tree_flatten {
+
 namespace jnp = jaxcc::numpy;
 namespace tree = jaxcc::tree;
 using jaxcc::Array;
@@ -51,13 +53,17 @@ struct Stack {
 
 }  // namespace
 
+}  // namespace test_tree_flatten
+
 template <>
-struct jaxcc::tree::node_traits<Stack> {
+struct jaxcc::tree::node_traits<test_tree_flatten::Stack> {
   static constexpr std::string_view name = "Stack";
-  static std::vector<Array<float>> const& children(Stack const& s) { return s.items; }
-  static std::string aux(Stack const& s) { return s.name; }
-  static Stack unflatten(std::string const& name, std::vector<Array<float>> items) { return {std::move(items), name}; }
+  static std::vector<jaxcc::Array<float>> const& children(test_tree_flatten::Stack const& s) { return s.items; }
+  static std::string aux(test_tree_flatten::Stack const& s) { return s.name; }
+  static test_tree_flatten::Stack unflatten(std::string const& name, std::vector<jaxcc::Array<float>> items) { return {std::move(items), name}; }
 };
+
+namespace test_tree_flatten {
 
 using Params = std::map<std::string, std::map<std::string, Array<float>>>;
 
@@ -294,3 +300,5 @@ TEST_CASE("tree flatten: an is_leaf predicate stops the walk at chosen subtrees"
   CHECK(pair_def.to_string() == "PyTreeDef([*, *])");
   CHECK(tree::unflatten(pair_def, pair_leaves) == vp);
 }
+
+}  // namespace test_tree_flatten

@@ -19,12 +19,6 @@
 
 #include "support.hpp"
 
-namespace jnp = jaxcc::numpy;
-namespace tree = jaxcc::tree;
-using jaxcc::Array;
-using jaxcc::testing::AllClose;
-using jaxcc_test::message_of;
-
 // ---- a counting global operator new, for the no-allocation check ---------------
 // Sanitizers bring their own allocator, which a replacement would fight; their
 // builds run the check without counting.
@@ -67,6 +61,14 @@ void operator delete(void* p, std::align_val_t) noexcept { release(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
 #endif
 
+namespace test_tree_map {
+
+namespace jnp = jaxcc::numpy;
+namespace tree = jaxcc::tree;
+using jaxcc::Array;
+using jaxcc::testing::AllClose;
+using jaxcc_test::message_of;
+
 // ---- trees --------------------------------------------------------------------
 
 namespace model {
@@ -105,13 +107,17 @@ Params seed_params() {
 
 }  // namespace
 
+}  // namespace test_tree_map
+
 template <>
-struct jaxcc::tree::node_traits<Tagged> {
+struct jaxcc::tree::node_traits<test_tree_map::Tagged> {
   static constexpr std::string_view name = "Tagged";
-  static auto children(Tagged const& t) { return std::tuple{t.value}; }
-  static int aux(Tagged const& t) { return t.tag; }
-  static Tagged unflatten(int tag, std::tuple<Array<float>> c) { return {std::get<0>(c), tag}; }
+  static auto children(test_tree_map::Tagged const& t) { return std::tuple{t.value}; }
+  static int aux(test_tree_map::Tagged const& t) { return t.tag; }
+  static test_tree_map::Tagged unflatten(int tag, std::tuple<jaxcc::Array<float>> c) { return {std::get<0>(c), tag}; }
 };
+
+namespace test_tree_map {
 
 TEST_CASE("tree map: the seed example doubles every leaf and keeps the dict structure") {
   auto params = seed_params();
@@ -384,3 +390,5 @@ TEST_CASE("tree map: a struct of arrays maps without touching the heap") {
   CHECK(std::get<1>(mapped_tuple).second.scale.data() == a.data());
   CHECK(mapped_three.layer1.b.data() == b.data());
 }
+
+}  // namespace test_tree_map

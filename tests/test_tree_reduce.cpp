@@ -15,6 +15,8 @@
 
 #include "support.hpp"
 
+namespace test_tree_reduce {
+
 namespace jnp = jaxcc::numpy;
 namespace tree = jaxcc::tree;
 using jaxcc::Array;
@@ -99,3 +101,5 @@ TEST_CASE("tree transpose: a structure that is not outer of inner raises JAX's M
           tree::transpose(tree::structure(std::vector{0, 0}), tree::structure(std::pair{0, 0}), rows);
         }) == "Mismatch\nPyTreeDef([(*, *), (*, *), (*, *)])\n != \nPyTreeDef([(*, *), (*, *)])");
 }
+
+}  // namespace test_tree_reduce

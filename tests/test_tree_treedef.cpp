@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_tree_treedef {
+
 namespace jnp = jaxcc::numpy;
 namespace tree = jaxcc::tree;
 using jaxcc::Array;
@@ -50,26 +52,30 @@ struct Labeled {
 
 }  // namespace
 
+}  // namespace test_tree_treedef
+
 template <>
-struct jaxcc::tree::node_traits<Special> {
+struct jaxcc::tree::node_traits<test_tree_treedef::Special> {
   static constexpr std::string_view name = "Special";
-  static auto children(Special const& s) { return std::tuple{s.x, s.y}; }
-  static Special unflatten(std::tuple<int, double> c) { return {std::get<0>(c), std::get<1>(c)}; }
+  static auto children(test_tree_treedef::Special const& s) { return std::tuple{s.x, s.y}; }
+  static test_tree_treedef::Special unflatten(std::tuple<int, double> c) { return {std::get<0>(c), std::get<1>(c)}; }
 };
 template <>
-struct jaxcc::tree::node_traits<StaticInt> {
+struct jaxcc::tree::node_traits<test_tree_treedef::StaticInt> {
   static constexpr std::string_view name = "StaticInt";
-  static std::tuple<> children(StaticInt const&) { return {}; }
-  static int aux(StaticInt const& s) { return s.value; }
-  static StaticInt unflatten(int value, std::tuple<>) { return {value}; }
+  static std::tuple<> children(test_tree_treedef::StaticInt const&) { return {}; }
+  static int aux(test_tree_treedef::StaticInt const& s) { return s.value; }
+  static test_tree_treedef::StaticInt unflatten(int value, std::tuple<>) { return {value}; }
 };
 template <>
-struct jaxcc::tree::node_traits<Labeled> {
+struct jaxcc::tree::node_traits<test_tree_treedef::Labeled> {
   static constexpr std::string_view name = "Labeled";
-  static auto children(Labeled const& l) { return std::tuple{l.w}; }
-  static std::string aux(Labeled const& l) { return l.label; }
-  static Labeled unflatten(std::string const& label, std::tuple<Array<float>> c) { return {std::get<0>(c), label}; }
+  static auto children(test_tree_treedef::Labeled const& l) { return std::tuple{l.w}; }
+  static std::string aux(test_tree_treedef::Labeled const& l) { return l.label; }
+  static test_tree_treedef::Labeled unflatten(std::string const& label, std::tuple<jaxcc::Array<float>> c) { return {std::get<0>(c), label}; }
 };
+
+namespace test_tree_treedef {
 
 TEST_CASE("tree treedef: printed as JAX prints the same trees") {
   using std::tuple;
@@ -220,3 +226,5 @@ TEST_CASE("tree treedef: prints through operator<<") {
   CHECK(os.str() == "PyTreeDef((*, [*, *]))");
   CHECK(tree::to_string(tree::structure(std::tuple{1})) == "PyTreeDef((*,))");
 }
+
+}  // namespace test_tree_treedef

@@ -12,6 +12,8 @@
 
 #include "support.hpp"
 
+namespace test_vmap {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -291,3 +293,5 @@ TEST_CASE("vmap composes with itself and with the autodiff transforms") {
     REQUIRE_THAT(jaxcc::grad(scale)(jnp::full<float>({}, 2.0f)), AllClose(jnp::full<float>({}, 10.0f)));
   }
 }
+
+}  // namespace test_vmap

@@ -20,6 +20,8 @@
 
 #include "support.hpp"
 
+namespace test_vmap_control_flow {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -457,3 +459,4 @@ TEST_CASE("vmap of custom_jvp keeps the user's tangent rule", "[vmap][custom_jvp
   REQUIRE_THAT(jaxcc::vmap(per_example)(xs), AllClose(Array<double>(5.0 / (1.0 + jnp::exp(-xs))), 1e-12));
 }
 
+}  // namespace test_vmap_control_flow

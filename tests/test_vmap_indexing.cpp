@@ -16,6 +16,8 @@
 
 #include "support.hpp"
 
+namespace test_vmap_indexing {
+
 namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Axes;
@@ -343,3 +345,5 @@ TEST_CASE("gather and scatter-add with shared batch axes: values and errors", "[
   REQUIRE(what.find("Gather op requires operand batching dimensions and indices batching dimensions to have the "
                     "same shape, got (2,) and (3,).") != std::string::npos);
 }
+
+}  // namespace test_vmap_indexing

@@ -13,6 +13,8 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+namespace test_vmap_layout {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -329,3 +331,5 @@ TEST_CASE("grad through dynamic slices with mapped start indices", "[vmap][grad]
     REQUIRE_THAT(jaxcc::grad(shared)(x0), AllClose(summed, 1e-9, 1e-12));
   }
 }
+
+}  // namespace test_vmap_layout

@@ -16,6 +16,8 @@
 
 #include "support.hpp"
 
+namespace test_vmap_linalg {
+
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
@@ -156,3 +158,5 @@ TEST_CASE("vmap(grad) of a small network equals a loop of grad", "[vmap][grad]")
   auto const total = [&](Array<float> const& wt) { return jnp::sum(jaxcc::vmap(loss, jaxcc::in_axes(none, 0))(wt, xs)); };
   REQUIRE_THAT(jaxcc::grad(total)(w), AllClose(jnp::sum(per_example, 0), 1e-5, 1e-6));
 }
+
+}  // namespace test_vmap_linalg
