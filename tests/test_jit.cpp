@@ -365,6 +365,70 @@ TEST_CASE("a run of elementwise equations is one tiled loop", "[jit][fusion]") {
   REQUIRE_THAT(c_t, AllClose(std::get<1>(with_exit(vt, scale)), 1e-14));
 }
 
+TEST_CASE("a reduction over every axis folds the run that computes its operand", "[jit][fusion][reduction]") {
+  // sum(x * x + sin(x)): the run's value is folded tile by tile, never
+  // written out; the run and the reduction are one step of the plan.
+  auto const sum_of = [](Array<float> const& x) {
+    Array<float> sq = x * x;
+    Array<float> s = jnp::sin(x);
+    return jnp::sum(Array<float>(sq + s));
+  };
+  auto const x = jnp::linspace<float>(-3.0, 3.0, 200001);  // several chunks of many tiles, and a partial tile
+  REQUIRE(plan_steps(sum_of, x) == 1);
+  auto const text = jaxpr_of(jaxcc::jit(sum_of), x);
+  auto const fusion = text.find("fusion[jaxpr={");
+  REQUIRE(fusion != std::string::npos);
+  REQUIRE(text.find("reduce_sum[axes=(0,)]", fusion) < text.find(" in (", fusion));
+  // Against the sum in double of the same float products and sines.
+  double reference = 0;
+  auto const values = x.to_vector();
+  for (float v : values) reference += static_cast<double>(v * v) + std::sin(static_cast<double>(v));
+  auto const got = jaxcc::jit(sum_of)(x);
+  REQUIRE(got.shape() == jaxcc::Shape{});
+  REQUIRE(got.item() == Catch::Approx(reference).epsilon(1e-5));
+  REQUIRE_THAT(got, AllClose(sum_of(x), 1e-5));
+  REQUIRE(jaxcc::jit(sum_of)(x).item() == got.item());  // the same order of partial sums every call
+
+  // One elementwise equation and its reduction are a run too; max and min
+  // fold exactly, integers too.
+  auto const max_of = [](Array<double> const& v) { return jnp::max(Array<double>(jnp::abs(v))); };
+  auto const min_of = [](Array<std::int32_t> const& v) { return jnp::min(Array<std::int32_t>(v * 3)); };
+  auto const sum_int = [](Array<std::int64_t> const& v) { return jnp::sum(Array<std::int64_t>(v * v)); };
+  auto const v = smooth({300, 700});
+  REQUIRE(plan_steps(max_of, v) == 1);
+  REQUIRE(jaxcc::jit(max_of)(v).item() == max_of(v).item());
+  auto const iv = jnp::arange<std::int32_t>(-100000, 100000);
+  REQUIRE(plan_steps(min_of, iv) == 1);
+  REQUIRE(jaxcc::jit(min_of)(iv).item() == -300000);
+  auto const lv = jnp::arange<std::int64_t>(100000);
+  // sum of k^2 for k < n is (n - 1) n (2n - 1) / 6.
+  REQUIRE(jaxcc::jit(sum_int)(lv).item() == std::int64_t{99999} * 100000 * 199999 / 6);
+
+  // The folded value also returned: written out as well, and folded.
+  auto const both = [](Array<float> const& x) {
+    Array<float> y = jnp::exp(x) - 1.0f;
+    return std::pair{jnp::sum(y), y};
+  };
+  auto const [total, y] = jaxcc::jit(both)(x);
+  REQUIRE(plan_steps([&](Array<float> const& x) { return std::get<0>(both(x)); }, x) == 1);
+  REQUIRE_THAT(y, AllClose(Array<float>(jnp::exp(x) - 1.0f), 1e-6));
+  REQUIRE_THAT(total, AllClose(jnp::sum(y), 1e-5));
+
+  // A reduction over some axes stays a step of its own.
+  auto const rows = [](Array<double> const& v) { return jnp::sum(Array<double>(v * 2.0), 1); };
+  REQUIRE(plan_steps(rows, v) == 2);
+  REQUIRE_THAT(jaxcc::jit(rows)(v), AllClose(rows(v), 1e-12));
+
+  // An empty operand: the sum of nothing is 0; the max of nothing is an
+  // error at trace time, as in JAX.
+  auto const empty = jnp::zeros<double>(jaxcc::Shape{0});
+  auto const sum_doubled = [](Array<double> const& v) { return jnp::sum(Array<double>(v * 2.0)); };
+  REQUIRE(plan_steps(sum_doubled, empty) == 1);
+  REQUIRE(jaxcc::jit(sum_doubled)(empty).item() == 0.0);
+  REQUIRE(jaxcc_test::message_of([&] { jaxcc::jit(max_of)(empty); }) ==
+          "zero-size array to reduction operation max which has no identity (shape (0,), axes (0,))");
+}
+
 TEST_CASE("a donated argument's buffer holds an output", "[jit][donate]") {
   auto const sgd = [](Array<float> const& w, Array<float> const& g) { return Array<float>(w - 0.5f * g); };
   auto const g = jnp::array<float>({2.f, 2.f, 2.f});

@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "jaxcc/bits/strided.hpp"
@@ -63,6 +65,13 @@ class FusedRun {
     std::vector<Ref> operands;
     Ref result;
   };
+  /// A reduction over every axis that the run ends in: `operand`, a value
+  /// of the run, is folded tile by tile; its result is the run's last output.
+  struct Fold {
+    graph::PrimitiveBase const* reduction;
+    Ref operand;
+    DType dtype;
+  };
 
   /// `scratch_slots`: how many tile buffers the members' scratch refs use
   /// (a slot is reused once the value in it has been read for the last time).
@@ -70,7 +79,7 @@ class FusedRun {
   /// member after the one that writes output k) whose buffer output k may
   /// take, or -1.
   FusedRun(Shape shape, std::vector<Member> members, std::size_t scratch_slots, std::vector<DType> outputs,
-           std::vector<std::int32_t> donor)
+           std::vector<std::int32_t> donor, std::optional<Fold> fold = std::nullopt)
       : shape_(std::move(shape)), scratch_slots_(scratch_slots), outputs_(std::move(outputs)), donor_(std::move(donor)) {
     for (auto const& m : members) {
       primitives_.push_back(m.primitive);
@@ -79,6 +88,11 @@ class FusedRun {
       refs_.push_back(m.result);
     }
     first_.push_back(refs_.size());
+    if (fold) {
+      fold_ = fold->reduction;
+      fold_dtype_ = fold->dtype;
+      refs_.push_back(fold->operand);  // after the members' refs: the tile loop moves it with them
+    }
   }
 
   std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
@@ -119,7 +133,11 @@ class FusedRun {
       else if (r.place == Place::output) moving.emplace_back(j, static_cast<std::int64_t>(item_size(outputs_[r.index])));
     }
     auto const n = shape_.numel();
+    // The fold's partial results, one per chunk, by the chunk's first element.
+    std::mutex folds_mutex;
+    std::vector<std::pair<std::int64_t, std::unique_ptr<graph::RowFold>>> folds;
     parallel_chunks(n, tile, [&](std::int64_t lo, std::int64_t hi) {
+      auto fold = fold_ ? fold_->row_fold(shape_) : nullptr;
       thread_local std::vector<double> scratch;  // 8-byte elements fit every dtype
       scratch.resize(std::max(scratch.size(), static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(scratch_slots_))));
       // Each ref's row at element 0; a moving ref's is moved to each tile.
@@ -141,12 +159,31 @@ class FusedRun {
           primitives_[k]->run_row({ptrs.data() + from, to - from}, {steps.data() + from, to - from},
                                   const_cast<void*>(ptrs[to]), count);
         }
+        if (fold) fold->fold(ptrs[refs_.size() - 1], count);
+      }
+      if (fold) {
+        std::lock_guard lock(folds_mutex);
+        folds.emplace_back(lo, std::move(fold));
       }
     });
+    if (fold_) out.push_back(folded(folds));
     return out;
   }
 
  private:
+  /// The reduction of the chunks' partial results, in element order (so a
+  /// float sum comes out the same on every call with as many threads).
+  AnyArray folded(std::vector<std::pair<std::int64_t, std::unique_ptr<graph::RowFold>>>& folds) const {
+    std::sort(folds.begin(), folds.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+    Shape shape(shape_.size(), 1);  // (chunks, 1, ..., 1): reduced over every axis as the operand was
+    if (!shape.empty()) shape[0] = static_cast<std::int64_t>(folds.size());
+    auto [partials, data] = allocate_any(fold_dtype_, shape);
+    auto const bytes = item_size(fold_dtype_);
+    for (std::size_t i = 0; i < folds.size(); ++i) folds[i].second->result(static_cast<char*>(data) + i * bytes);
+    AnyArray const operand[] = {partials};
+    return fold_->evaluate(operand)[0];
+  }
+
   static constexpr std::int64_t tile = 512;
   // Scratch slots start at different offsets within a 4 KiB page from one
   // another and from page-aligned arrays: else a load from one and a store
@@ -176,6 +213,8 @@ class FusedRun {
   std::size_t scratch_slots_;
   std::vector<DType> outputs_;
   std::vector<std::int32_t> donor_;
+  graph::PrimitiveBase const* fold_ = nullptr;  // the reduction the run ends in, if any
+  DType fold_dtype_{};
 };
 
 }  // namespace jaxcc::detail
@@ -202,11 +241,12 @@ class Plan {
     bool const any_donated = std::ranges::any_of(donated_, [](std::uint8_t d) { return d != 0; });
     for (std::size_t s = 0; s < eqs.size();) {
       auto const end = run_end(s);
+      bool const fold = end > s && folds_into(s, end);
       // A lone elementwise equation runs as itself, unless it may write
-      // into a donated input (only a run can).
-      if (end - s >= 2 || (end > s && any_donated)) add_fused_run(s, end, last_use, is_output);
+      // into a donated input or feed a reduction (only a run can).
+      if (end - s >= 2 || (end > s && (any_donated || fold))) add_fused_run(s, end, fold, last_use, is_output);
       else add_step(eqs[s].primitive.get(), nullptr, eqs[s].inputs, eqs[s].outputs, s);
-      s = std::max(end, s + 1);
+      s = std::max(end + (fold ? 1 : 0), s + 1);
     }
     // Release each value after the step that reads it last.
     auto const never = std::numeric_limits<std::size_t>::max();
@@ -273,6 +313,18 @@ class Plan {
     return e;
   }
 
+  /// Whether the equation after the run [s, end) reduces a value of the
+  /// run over every axis with a reduction that folds row by row: then the
+  /// run folds it tile by tile instead of writing it out.
+  bool folds_into(std::size_t s, std::size_t end) const {
+    auto const& eqs = program_.trace->equations;
+    if (end >= eqs.size() || eqs[end].inputs.size() != 1 || eqs[end].outputs.size() != 1) return false;
+    auto const& operand = *eqs[end].inputs[0];
+    bool const of_run = std::any_of(eqs.begin() + static_cast<std::ptrdiff_t>(s), eqs.begin() + static_cast<std::ptrdiff_t>(end),
+                                    [&](Equation const& eq) { return eq.outputs[0]->id == operand.id; });
+    return of_run && eqs[end].primitive->row_fold(operand.shape) != nullptr;
+  }
+
   void add_step(PrimitiveBase const* primitive, std::shared_ptr<detail::FusedRun const> run,
                 std::span<VarPtr const> inputs, std::span<VarPtr const> outputs, std::size_t last) {
     Step step{primitive, std::move(run), {}, {}, {}, last};
@@ -297,10 +349,12 @@ class Plan {
     return -1;
   }
 
-  void add_fused_run(std::size_t first, std::size_t end, std::vector<std::size_t> const& last_use,
+  /// The run [first, end) as one step; `fold`: and the reduction after it.
+  void add_fused_run(std::size_t first, std::size_t end, bool fold, std::vector<std::size_t> const& last_use,
                      std::vector<std::uint8_t> const& is_output) {
     using Run = detail::FusedRun;
     auto const& eqs = program_.trace->equations;
+    auto const last = fold ? end + 1 : end;  // one past the step's last equation
     std::vector<Run::Ref> where(program_.trace->var_count(), Run::Ref{Run::Place::input, ~std::uint32_t{0}});
     std::vector<VarPtr> inputs, outputs;
     std::vector<DType> output_dtypes;
@@ -329,12 +383,12 @@ class Plan {
           released[v->id] = 1;  // once, even if read twice here
         }
       auto const& out = eq.outputs[0];
-      bool const read_later = is_output[out->id] || last_use[out->id] >= end;
+      bool const read_later = is_output[out->id] || last_use[out->id] >= last;
       if (read_later) {
         m.result = {Run::Place::output, static_cast<std::uint32_t>(outputs.size())};
         outputs.push_back(out);
         output_dtypes.push_back(out->dtype);
-        donor.push_back(donor_for(*out, s, inputs, last_use, is_output, end, donor));
+        donor.push_back(donor_for(*out, s, inputs, last_use, is_output, last, donor));
       } else if (!free_slots.empty()) {
         m.result = {Run::Place::scratch, free_slots.back()};
         free_slots.pop_back();
@@ -344,10 +398,16 @@ class Plan {
       where[out->id] = m.result;
       members.push_back(std::move(m));
     }
+    std::optional<Run::Fold> folded;
+    if (fold) {
+      auto const& reduction = eqs[end];
+      folded = Run::Fold{reduction.primitive.get(), where[reduction.inputs[0]->id], reduction.outputs[0]->dtype};
+      outputs.push_back(reduction.outputs[0]);
+    }
     auto run = std::make_shared<Run const>(eqs[first].outputs[0]->shape, std::move(members), slots,
-                                           std::move(output_dtypes), std::move(donor));
-    add_step(nullptr, std::move(run), inputs, outputs, end - 1);
-    if (end - first >= 2) fusions_.push_back({first, end, std::move(inputs), std::move(outputs)});
+                                           std::move(output_dtypes), std::move(donor), std::move(folded));
+    add_step(nullptr, std::move(run), inputs, outputs, last - 1);
+    if (last - first >= 2) fusions_.push_back({first, last, std::move(inputs), std::move(outputs)});
   }
 
   /// The program input `v` is, if it is a donated one.

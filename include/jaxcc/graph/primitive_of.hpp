@@ -26,6 +26,9 @@
 //   run_row(params, operands, steps, out, n)   -> elementwise primitives: n
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
+//   row_fold<T>(params, operand_shape)         -> reductions: a RowFold when
+//                                                 this one reduces every axis
+//                                                 (jit ends a fused run in it)
 //   partition(params, layouts, reshard, parts...)
 //                                              -> sharded jit: {result on this
 //                                                 device's parts, its layout,
@@ -236,6 +239,12 @@ class PrimitiveOf final : public PrimitiveBase {
                std::int64_t count) const override {
     if constexpr (has_run_row()) P::run_row(params_, operands, steps, out, count);
     else PrimitiveBase::run_row(operands, steps, out, count);
+  }
+
+  std::unique_ptr<RowFold> row_fold(Shape const& operand) const override {
+    if constexpr (requires { P::template row_fold<out_element>(params_, operand); })
+      return P::template row_fold<out_element>(params_, operand);
+    else return nullptr;
   }
 
   bool same_as(PrimitiveBase const& other) const override {

@@ -62,6 +62,17 @@ struct Fusion {
   std::vector<VarPtr> inputs, outputs;
 };
 
+/// A reduction's fold of a stream of elements, fed a row at a time (jit's
+/// fused runs fold each tile of a value as it is computed).
+class RowFold {
+ public:
+  virtual ~RowFold() = default;
+  virtual void fold(void const* row, std::int64_t count) = 0;
+  /// The fold of every element so far, written to `out` as one element of
+  /// the reduction's dtype.
+  virtual void result(void* out) const = 0;
+};
+
 /// A primitive application's rules, erased of the primitive's static type.
 /// Every method works by binding primitives again, so applied to values of
 /// an enclosing trace it records there: that is how transforms compose.
@@ -122,6 +133,11 @@ class PrimitiveBase {
                        void* /*out*/, std::int64_t /*count*/) const {
     throw Error("'" + std::string(name()) + "' is not elementwise");
   }
+  /// For a reduction over every axis of an operand of this shape whose
+  /// partial results combine by the reduction itself (sum, max, min): a new
+  /// fold from the identity, so jit can end a fused run in it. None by
+  /// default.
+  virtual std::unique_ptr<RowFold> row_fold(Shape const& /*operand*/) const { return nullptr; }
   /// The program a call-like primitive carries (make_jaxpr prints it).
   virtual Program const* subprogram() const { return nullptr; }
   /// The runs of that program's equations that execute fused (jit's plan).

@@ -17,6 +17,7 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -67,6 +68,18 @@ inline Shape reduce_shape_rule(std::string_view name, Shape const& shape, Axes c
 /// member of the family adds its name, its combining op (`monoid`), that
 /// op's identity (also the result of an empty reduction) and its
 /// derivative rules.
+/// A Folder behind graph::RowFold's erased interface.
+template <class Op, Element T>
+class RowFoldOf final : public graph::RowFold {
+ public:
+  explicit RowFoldOf(T identity) : folder_(identity) {}
+  void fold(void const* row, std::int64_t count) override { folder_.fold(static_cast<T const*>(row), count); }
+  void result(void* out) const override { *static_cast<T*>(out) = folder_.result(); }
+
+ private:
+  Folder<Op, T> folder_;
+};
+
 template <class Derived>
 struct Reduction {
   struct Params {
@@ -94,6 +107,16 @@ struct Reduction {
       else partial.insert(partial.end(), axes.begin(), axes.end());
     }
     return graph::Partitioned{bind<Derived>(p, x), out, partial, Derived::partial_combine};
+  }
+
+  /// jit, for the reductions whose parts combine (sum, max, min) over every
+  /// axis: a fused run that computes the operand folds each of its tiles
+  /// as they come, and the operand is never written to memory.
+  template <Element T>
+    requires requires { Derived::partial_combine; }
+  static std::unique_ptr<graph::RowFold> row_fold(Params const& p, Shape const& operand) {
+    if (p.axes.size() != operand.size()) return nullptr;
+    return std::make_unique<RowFoldOf<typename Derived::monoid, T>>(Derived::template identity<T>());
   }
 
   /// make_jaxpr's `reduce_sum[axes=(0, 1)]`.
