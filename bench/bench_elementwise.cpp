@@ -1,6 +1,7 @@
 // y = a*x + b*sin(x) over n = 2^24 floats: the fused jaxcc expression beside
 // a hand-written xsimd loop, an Eigen array expression and a naive op-by-op
-// jaxcc version that materializes every intermediate, eagerly and under jit.
+// jaxcc version that materializes every intermediate, eagerly and under jit;
+// and sum(y) the same ways, which jit folds into the run that computes y.
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
@@ -84,6 +85,43 @@ void BM_naive_op_by_op_jit(benchmark::State& state) {
   set_bytes(state);
 }
 
+// sum(a*x + b*sin(x)): under jit the sum folds each tile of y as it is
+// computed, so y is never written (eagerly it is written, then read back).
+jaxcc::Array<float> sum_op_by_op(jaxcc::Array<float> const& x) { return jnp::sum(op_by_op(x)); }
+
+void BM_sum_op_by_op(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(sum_op_by_op(input()).item());
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
+}
+
+void BM_sum_op_by_op_jit(benchmark::State& state) {
+  auto const f = jaxcc::jit(sum_op_by_op);
+  for (auto _ : state) benchmark::DoNotOptimize(f(input()).item());
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
+}
+
+// The baseline: one pass, each thread summing into its own vector accumulator.
+void BM_sum_handwritten_xsimd(benchmark::State& state) {
+  using batch = xsimd::batch<float>;
+  constexpr std::int64_t width = batch::size;
+  float const* in = input().data();
+  for (auto _ : state) {
+    float total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+      batch acc(0.f);
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < n; i += width) {
+        auto v = batch::load_aligned(in + i);
+        acc += batch(a) * v + batch(b) * xsimd::sin(v);
+      }
+      total += xsimd::hadd(acc);
+    }
+    benchmark::DoNotOptimize(total);
+  }
+  state.SetBytesProcessed(state.iterations() * n * static_cast<std::int64_t>(sizeof(float)));
+}
+
 }  // namespace
 
 BENCHMARK(BM_fused_jaxcc)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -91,4 +129,7 @@ BENCHMARK(BM_handwritten_xsimd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_eigen_array)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_naive_op_by_op)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_naive_op_by_op_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_sum_handwritten_xsimd)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_sum_op_by_op)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_sum_op_by_op_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_MAIN();
