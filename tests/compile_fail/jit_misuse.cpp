@@ -3,6 +3,7 @@
 // rejects it with the message of each function's static_assert.
 #include <jaxcc/transforms/jit.hpp>
 
+#include <string>
 #include <vector>
 
 namespace {
@@ -30,6 +31,11 @@ Array<float> scaled(Array<float> x, std::vector<int> const& factors) { return x 
 // A traced argument whose leaf is neither an Array nor a number.
 [[maybe_unused]] void non_array_leaf(Array<float> const& x, char const* label) {
   jaxcc::jit([](Array<float> y, char const*) { return y; })(x, label);
+}
+
+// A string literal (a C array) as an argument.
+[[maybe_unused]] void string_literal_argument(Array<float> const& x) {
+  jaxcc::jit([](Array<float> y, std::string const&) { return y; }, jaxcc::static_argnums<1>)(x, "relu");
 }
 
 }  // namespace

@@ -166,7 +166,7 @@ struct JitKeyHash {
   std::size_t operator()(JitKey const& k) const noexcept { return k.hash; }
 };
 
-template <class>
+template <class...>
 inline constexpr bool always_false = false;
 
 /// Append the key of each leaf of one traced argument.
@@ -302,7 +302,11 @@ class Jitted {
 
   template <class... Args>
   auto operator()(Args const&... args) const {
-    if constexpr ((fusion::is_expr<Args>::value || ...)) return call(as_argument(args)...);
+    if constexpr ((std::is_array_v<Args> || ...))
+      static_assert(detail::always_false<Args...>,
+                    "jaxcc::jit: a C array (a string literal) cannot be an argument; pass a std::string as a static "
+                    "argument (jaxcc::static_argnums) or the values as an Array");
+    else if constexpr ((fusion::is_expr<Args>::value || ...)) return call(as_argument(args)...);
     else return call(args...);
   }
 
