@@ -98,6 +98,21 @@ TEST_CASE("a split contraction becomes partial sums and a psum", "[partition]") 
   REQUIRE_THAT(c, AllClose(jnp::matmul(a, b), 1e-5, 1e-5));
 }
 
+TEST_CASE("a reduction keeps the layout of the dimensions it keeps and completes split ones", "[partition]") {
+  // The reduction's own partition rule, not the gather-whole fallback: the
+  // row sums stay split over 'data' as the rows were; a sum over the split
+  // rows is per-device partial sums and a psum, replicated.
+  auto const mesh = mesh_of({4}, {"data"});
+  auto const x = jaxcc_test::smooth({8, 6}).astype<float>();
+  auto const split = jaxcc::device_put(x, NamedSharding(mesh, P("data", none)));
+  auto const rows = jaxcc::jit([](Array<float> const& v) { return jnp::sum(v, 1); })(split);
+  REQUIRE(rows.sharding() == NamedSharding(mesh, P("data")));
+  REQUIRE_THAT(rows, AllClose(jnp::sum(x, 1), 1e-5, 1e-6));
+  auto const columns = jaxcc::jit([](Array<float> const& v) { return jnp::max(v, 0); })(split);
+  REQUIRE(columns.sharding() == NamedSharding(mesh, P()));
+  REQUIRE_THAT(columns, AllClose(jnp::max(x, 0), 0, 0));
+}
+
 TEST_CASE("the seed's data-parallel training step gives the unsharded step's params", "[partition][seed]") {
   auto const mesh = mesh_of({4, 2}, {"data", "model"});
   auto const train_step = [](Array<float> const& params, Array<float> const& x, Array<float> const& y, float lr) {

@@ -95,28 +95,36 @@ struct Reduction {
   /// Sharded jit, for the reductions whose parts combine (sum, max, min):
   /// each device reduces its part; over a split dimension the results are
   /// partial, and the partitioner combines them across those mesh axes.
+  /// (Here and in row_fold, whether Derived has partial_combine is asked in
+  /// the body, not in a constraint: clang 14 caches a constraint on Derived
+  /// checked while Derived is still incomplete, and then never applies it.)
   template <Element T>
-    requires requires { Derived::partial_combine; }
   static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
                                                      graph::Resharder const&, Array<T> const& x) {
-    graph::Layout out;
-    std::vector<std::string> partial;
-    for (std::size_t d = 0; d < layouts[0].dims.size(); ++d) {
-      auto const& axes = layouts[0].dims[d];
-      if (std::find(p.axes.begin(), p.axes.end(), static_cast<std::int64_t>(d)) == p.axes.end()) out.dims.push_back(axes);
-      else partial.insert(partial.end(), axes.begin(), axes.end());
+    if constexpr (requires { Derived::partial_combine; }) {
+      graph::Layout out;
+      std::vector<std::string> partial;
+      for (std::size_t d = 0; d < layouts[0].dims.size(); ++d) {
+        auto const& axes = layouts[0].dims[d];
+        if (std::find(p.axes.begin(), p.axes.end(), static_cast<std::int64_t>(d)) == p.axes.end()) out.dims.push_back(axes);
+        else partial.insert(partial.end(), axes.begin(), axes.end());
+      }
+      return graph::Partitioned{bind<Derived>(p, x), out, partial, Derived::partial_combine};
+    } else {
+      return std::nullopt;
     }
-    return graph::Partitioned{bind<Derived>(p, x), out, partial, Derived::partial_combine};
   }
 
   /// jit, for the reductions whose parts combine (sum, max, min) over every
   /// axis: a fused run that computes the operand folds each of its tiles
   /// as they come, and the operand is never written to memory.
   template <Element T>
-    requires requires { Derived::partial_combine; }
   static std::unique_ptr<graph::RowFold> row_fold(Params const& p, Shape const& operand) {
-    if (p.axes.size() != operand.size()) return nullptr;
-    return std::make_unique<RowFoldOf<typename Derived::monoid, T>>(Derived::template identity<T>());
+    if constexpr (requires { Derived::partial_combine; }) {
+      if (p.axes.size() == operand.size())
+        return std::make_unique<RowFoldOf<typename Derived::monoid, T>>(Derived::template identity<T>());
+    }
+    return nullptr;
   }
 
   /// make_jaxpr's `reduce_sum[axes=(0, 1)]`.
