@@ -64,10 +64,6 @@ inline Shape reduce_shape_rule(std::string_view name, Shape const& shape, Axes c
   return out;
 }
 
-/// What the reduce_* primitives share: Params, shape rule and kernel. Each
-/// member of the family adds its name, its combining op (`monoid`), that
-/// op's identity (also the result of an empty reduction) and its
-/// derivative rules.
 /// A Folder behind graph::RowFold's erased interface.
 template <class Op, Element T>
 class RowFoldOf final : public graph::RowFold {
@@ -80,6 +76,10 @@ class RowFoldOf final : public graph::RowFold {
   Folder<Op, T> folder_;
 };
 
+/// What the reduce_* primitives share: Params, shape rule and kernel. Each
+/// member of the family adds its name, its combining op (`monoid`), that
+/// op's identity (also the result of an empty reduction) and its
+/// derivative rules.
 template <class Derived>
 struct Reduction {
   struct Params {
