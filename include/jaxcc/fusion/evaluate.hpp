@@ -1,6 +1,6 @@
 // Turning a fused region into an Array: one loop when its leaves are
 // concrete (fusion/loop.hpp); one recorded equation when a leaf is traced
-// (fusion/fused_primitive.hpp).
+// (fusion/fused_primitive.hpp), of a written region or of one a rule derived.
 #pragma once
 
 #include <tuple>
@@ -17,6 +17,12 @@ Expr<Op, Args...>::operator Array<value_type>() const {
   return std::apply(
       [&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<Expr>>({*this}, leaves...); },
       leaves_of(*this));
+}
+
+template <class E>
+Array<typename E::value_type> record_derived(E const& e) {
+  return std::apply([&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<E, true>>({e}, leaves...); },
+                    leaves_of(e));
 }
 
 }  // namespace jaxcc::fusion

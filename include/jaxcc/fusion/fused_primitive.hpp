@@ -6,10 +6,13 @@
 //  - VJP: for each float leaf, the tangent expression with ct as that
 //    leaf's tangent (ct pulled back through the region), summed over the
 //    dimensions the leaf was broadcast along.
-// Rules whose operands are traced evaluate their expressions op by op
-// (each op a one-op fused region) rather than as new fused types, so the set
-// of region types a program instantiates stays finite under any nesting of
-// transforms.
+// When the operands are traced, the cotangent of a region of several ops
+// is recorded as one equation too: a derived region, fused_p<D, true>, so
+// that jit runs it as one loop, as it runs the region. A derived region
+// declares no derivative rules of its own: it is differentiated as the ops
+// it is made of (its `expand` rule), and tangents are recorded op by op, so
+// the set of region types a program instantiates stays finite under any
+// nesting of transforms, and small.
 #pragma once
 
 #include <algorithm>
@@ -113,17 +116,43 @@ template <class E>
 bool any_leaf_traced(E const& e) {
   return std::apply([](auto const&... l) { return (l.is_traced() || ...); }, leaves_of(e));
 }
+template <class E>
+bool every_leaf_traced(E const& e) {
+  return std::apply([](auto const&... l) { return (l.is_traced() && ...); }, leaves_of(e));
+}
 
 template <class E>
 Array<typename E::value_type> evaluate_unfused(E const& e);
+/// `e` recorded as one equation of the derived region fused_p<E, true>
+/// (fusion/evaluate.hpp).
+template <class E>
+Array<typename E::value_type> record_derived(E const& e);
+
+/// Whether every operand of the region's root is a leaf: one op.
+template <class E>
+constexpr bool one_op = [] {
+  if constexpr (!is_expr<E>::value) return true;
+  else
+    return []<class Op, class... Args>(std::type_identity<Expr<Op, Args...>>) {
+      return (!is_expr<Args>::value && ...);
+    }(std::type_identity<E>{});
+}();
 
 /// An expression built by a rule, as an Array: one fused loop when its
-/// leaves are concrete, op by op when they are traced.
-template <class E>
+/// leaves are concrete; when they are traced, one derived region if `Fuse`
+/// and it has several ops, else op by op. A concrete leaf among traced
+/// ones (the array of ones reverse mode seeds with) is a constant of the
+/// traced program: op by op, jit's optimizer folds `x * 1` with it.
+template <bool Fuse, class E>
 Array<typename E::value_type> materialize(E const& e) {
-  if constexpr (AnArray<E>) return e;
-  else if (any_leaf_traced(e)) return evaluate_unfused(e);
-  else return evaluate_concrete(e);
+  if constexpr (AnArray<E>) {
+    return e;
+  } else {
+    if (!any_leaf_traced(e)) return evaluate_concrete(e);
+    if constexpr (Fuse && !one_op<E>)
+      if (every_leaf_traced(e)) return record_derived(e);
+    return evaluate_unfused(e);
+  }
 }
 
 template <class E>
@@ -201,8 +230,10 @@ std::optional<std::size_t> forwarded_leaf(E const&, std::span<std::optional<doub
 
 namespace jaxcc::primitives {
 
-/// A fused elementwise region E as one primitive; its operands are E's leaves.
-template <class E>
+/// A fused elementwise region E as one primitive; its operands are E's
+/// leaves. `Derived`: a cotangent expression one of these rules built,
+/// differentiated as the ops it is made of (`expand`).
+template <class E, bool Derived = false>
 struct fused_p {
   using R = typename E::value_type;
   using Leaves = fusion::leaf_tuple_t<E>;
@@ -243,23 +274,26 @@ struct fused_p {
     return fusion::evaluate_concrete(fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...)));
   }
 
-  /// `count` results from raw rows: leaf k at operands[k], stepping steps[k]
-  /// (0 or 1) elements. jit's fused loops call this tile by tile.
-  static void run_row(Params const& p, std::span<void const* const> operands, std::span<std::int64_t const> steps,
-                      void* out, std::int64_t count) {
+  /// `count` results from raw rows: leaf k at values[operands[k]], stepping
+  /// steps[operands[k]] (0 or 1) elements. jit's fused loops call this tile
+  /// by tile.
+  static void run_row(Params const& p, std::span<void const* const> values, std::span<std::int64_t const> steps,
+                      std::span<std::uint32_t const> operands, void* out, std::int64_t count) {
     fusion::RowState<std::tuple_size_v<Leaves>> s;
     bool unit_or_broadcast = true;
     for (std::size_t k = 0; k < s.ptr.size(); ++k) {
-      s.ptr[k] = operands[k];
-      s.stride[k] = steps[k];
-      unit_or_broadcast = unit_or_broadcast && (steps[k] == 0 || steps[k] == 1);
+      s.ptr[k] = values[operands[k]];
+      s.stride[k] = steps[operands[k]];
+      unit_or_broadcast = unit_or_broadcast && (s.stride[k] == 0 || s.stride[k] == 1);
     }
     fusion::evaluate_row(p.expr, s, unit_or_broadcast, static_cast<R*>(out), count);
   }
 
   /// primals_and_tangents: the leaves, then one tangent per leaf.
   template <class... A>
-  static auto jvp(Params const& p, Array<R> const&, A const&... primals_and_tangents) {
+  static auto jvp(Params const& p, Array<R> const&, A const&... primals_and_tangents)
+    requires(!Derived)
+  {
     constexpr std::size_t n = std::tuple_size_v<Leaves>;
     static_assert(sizeof...(A) == 2 * n);
     auto const all = std::tuple<A const&...>(primals_and_tangents...);
@@ -277,16 +311,26 @@ struct fused_p {
     auto t = fusion::tangent_expr<0>(region, tangents);
     using X = decltype(t);
     if constexpr (fusion::is_zero<X>) return fusion::Zero<R>{};
-    else return Array<R>(fusion::cast<R>(fusion::materialize(t)));
+    else return fusion::materialize<false>(fusion::cast<R>(t));
   }
 
   template <class... L>
-  static auto vjp(Params const& p, graph::Wanted wanted, Array<R> const& ct, Array<R> const&, L const&... leaves) {
+  static auto vjp(Params const& p, graph::Wanted wanted, Array<R> const& ct, Array<R> const&, L const&... leaves)
+    requires(!Derived)
+  {
     auto const region = fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...));
     auto const leaf_refs = std::tuple<L const&...>(leaves...);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return std::tuple{leaf_cotangent<K>(region, ct, std::get<K>(leaf_refs), wanted[K])...};
     }(std::index_sequence_for<L...>{});
+  }
+
+  /// A derived region is differentiated as the ops it is made of.
+  template <class... L>
+  static Array<R> expand(Params const& p, L const&... leaves)
+    requires Derived
+  {
+    return fusion::evaluate_unfused(fusion::substitute<0>(p.expr, std::tuple<L const&...>(leaves...)));
   }
 
   /// Mapped leaves get their batch axis in front, padded with size-1 axes
@@ -297,7 +341,9 @@ struct fused_p {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       [[maybe_unused]] auto const rank = std::max({std::int64_t{0}, (leaves.ndim() - (dims[I] ? 1 : 0))...});
       auto const batched = std::tuple<L...>{detail::batched_for_broadcast(leaves, dims[I], rank)...};
-      return std::pair<Array<R>, graph::BatchDim>{Array<R>(fusion::substitute<0>(p.expr, batched)), 0};
+      auto region = fusion::substitute<0>(p.expr, batched);
+      if constexpr (Derived) return std::pair<Array<R>, graph::BatchDim>{fusion::record_derived(region), 0};
+      else return std::pair<Array<R>, graph::BatchDim>{Array<R>(region), 0};
     }(std::index_sequence_for<L...>{});
   }
 
@@ -342,7 +388,7 @@ struct fused_p {
         std::optional<Array<T>> result;
         if (wanted) {
           auto d = fusion::tangent_expr<0>(region, fusion::seeds<K, Leaves>(seed()));
-          result = fusion::unbroadcast<T>(fusion::materialize(fusion::cast<R>(d)), leaf.shape());
+          result = fusion::unbroadcast<T>(fusion::materialize<!fusion::one_op<E>>(fusion::cast<R>(d)), leaf.shape());
         }
         return result;
       }

@@ -24,6 +24,7 @@
 
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/small_vector.hpp"
 #include "jaxcc/graph/trace.hpp"
 
 namespace jaxcc::detail {
@@ -73,31 +74,36 @@ class FusedRun {
     DType dtype;
   };
 
-  /// `scratch_slots`: how many tile buffers the members' scratch refs use
-  /// (a slot is reused once the value in it has been read for the last time).
-  /// `donor[k]`: an input (donated, of output k's dtype and shape, read by no
-  /// member after the one that writes output k) whose buffer output k may
-  /// take, or -1.
-  FusedRun(Shape shape, std::vector<Member> members, std::size_t scratch_slots, std::vector<DType> outputs,
-           std::vector<std::int32_t> donor, std::optional<Fold> fold = std::nullopt)
-      : shape_(std::move(shape)), scratch_slots_(scratch_slots), outputs_(std::move(outputs)), donor_(std::move(donor)) {
+  /// `inputs`: the input values' dtypes. `scratch_slots`: how many tile
+  /// buffers the members' scratch refs use (a slot is reused once the value
+  /// in it has been read for the last time). `donor[k]`: an input (donated,
+  /// of output k's dtype and shape, read by no member after the one that
+  /// writes output k) whose buffer output k may take, or -1.
+  FusedRun(Shape shape, std::vector<Member> const& members, std::vector<DType> inputs, std::size_t scratch_slots,
+           std::vector<DType> outputs, std::vector<std::int32_t> donor, std::optional<Fold> fold = std::nullopt)
+      : shape_(std::move(shape)),
+        inputs_(std::move(inputs)),
+        scratch_slots_(scratch_slots),
+        outputs_(std::move(outputs)),
+        donor_(std::move(donor)) {
     for (auto const& m : members) {
+      first_operand_.push_back(static_cast<std::uint32_t>(operands_.size()));
+      for (auto const& r : m.operands) operands_.push_back(value_of(r));
       primitives_.push_back(m.primitive);
-      first_.push_back(refs_.size());
-      refs_.insert(refs_.end(), m.operands.begin(), m.operands.end());
-      refs_.push_back(m.result);
+      results_.push_back(value_of(m.result));
     }
-    first_.push_back(refs_.size());
+    first_operand_.push_back(static_cast<std::uint32_t>(operands_.size()));
     if (fold) {
       fold_ = fold->reduction;
       fold_dtype_ = fold->dtype;
-      refs_.push_back(fold->operand);  // after the members' refs: the tile loop moves it with them
+      fold_operand_ = value_of(fold->operand);
     }
   }
 
   std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
     std::vector<AnyArray> out;
-    std::vector<void*> out_data;
+    out.reserve(outputs_.size() + (fold_ ? 1 : 0));
+    SmallVector<void*, 8> out_data;
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       if (donor_[k] >= 0 && reusable(inputs, static_cast<std::size_t>(donor_[k]))) {
         auto const& in = inputs[static_cast<std::size_t>(donor_[k])];
@@ -112,8 +118,8 @@ class FusedRun {
     // Each input is read as one value (one element, or every stride 0: a
     // broadcast scalar) or as a dense row; a strided view is copied dense.
     std::vector<AnyArray> dense;
-    std::vector<void const*> in_data;
-    std::vector<std::uint8_t> in_dense;
+    SmallVector<void const*, 16> in_data;
+    SmallVector<std::uint8_t, 16> in_dense;
     for (auto const& in : inputs) {
       bool const scalar = in.size() == 1 || broadcast_scalar(in);
       if (!scalar && !contiguous(in))
@@ -121,16 +127,22 @@ class FusedRun {
       in_data.push_back(data_of(scalar || contiguous(in) ? in : dense.back()));
       in_dense.push_back(!scalar || shape_.numel() == 1);
     }
-    // How each ref steps along the run (elements for the kernels; 0: one
-    // value or scratch), and the refs that move in memory from tile to tile
-    // (inputs read as rows, outputs), with their byte offset per element.
-    std::vector<std::int64_t> steps(refs_.size(), 1);
-    std::vector<std::pair<std::size_t, std::int64_t>> moving;
-    for (std::size_t j = 0; j < refs_.size(); ++j) {
-      auto const r = refs_[j];
-      if (r.place == Place::input && !in_dense[r.index]) steps[j] = 0;
-      else if (r.place == Place::input) moving.emplace_back(j, static_cast<std::int64_t>(item_size(inputs[r.index].dtype())));
-      else if (r.place == Place::output) moving.emplace_back(j, static_cast<std::int64_t>(item_size(outputs_[r.index])));
+    // Each value's row at element 0 and its step (elements, for the kernels;
+    // 0: one value), and the values that move in memory from tile to tile
+    // (inputs read as rows, outputs), with their bytes per element. Scratch
+    // values are per thread: set in each chunk.
+    auto const n_in = inputs_.size(), n_out = outputs_.size(), n_values = n_in + n_out + scratch_slots_;
+    SmallVector<void const*, 32> base(n_values, nullptr);
+    SmallVector<std::int64_t, 32> steps(n_values, 1);
+    SmallVector<Moving, 16> moving;
+    for (std::size_t i = 0; i < n_in; ++i) {
+      base[i] = in_data[i];
+      if (!in_dense[i]) steps[i] = 0;
+      else moving.push_back({static_cast<std::uint32_t>(i), static_cast<std::int64_t>(item_size(inputs_[i]))});
+    }
+    for (std::size_t k = 0; k < n_out; ++k) {
+      base[n_in + k] = out_data[k];
+      moving.push_back({static_cast<std::uint32_t>(n_in + k), static_cast<std::int64_t>(item_size(outputs_[k]))});
     }
     auto const n = shape_.numel();
     // The fold's partial results, one per chunk, by the chunk's first element.
@@ -138,28 +150,25 @@ class FusedRun {
     std::vector<std::pair<std::int64_t, std::unique_ptr<graph::RowFold>>> folds;
     parallel_chunks(n, tile, [&](std::int64_t lo, std::int64_t hi) {
       auto fold = fold_ ? fold_->row_fold(shape_) : nullptr;
-      thread_local std::vector<double> scratch;  // 8-byte elements fit every dtype
-      scratch.resize(std::max(scratch.size(), static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(scratch_slots_))));
-      // Each ref's row at element 0; a moving ref's is moved to each tile.
-      std::vector<void const*> base(refs_.size()), ptrs(refs_.size());
-      for (std::size_t j = 0; j < refs_.size(); ++j) {
-        auto const r = refs_[j];
-        switch (r.place) {
-          case Place::input: base[j] = in_data[r.index]; break;
-          case Place::scratch: base[j] = scratch.data() + scratch_offset + r.index * slot_stride; break;
-          case Place::output: base[j] = out_data[r.index]; break;
-        }
-      }
-      ptrs = base;
+      // 8-byte elements fit every dtype; slots start on a cache line, as
+      // arrays do (a vector load or store across two lines costs two).
+      thread_local std::vector<double> scratch;
+      auto const needed = static_cast<std::size_t>(line + scratch_offset + slot_stride * static_cast<std::int64_t>(scratch_slots_));
+      if (scratch.size() < needed) scratch.resize(needed);
+      auto* const first_line = scratch.data() + (line - reinterpret_cast<std::uintptr_t>(scratch.data()) / sizeof(double) % line) % line;
+      auto ptrs = base;
+      for (std::size_t k = 0; k < scratch_slots_; ++k)
+        ptrs[n_in + n_out + k] = first_line + scratch_offset + static_cast<std::int64_t>(k) * slot_stride;
+      std::span<void const* const> const values(ptrs.data(), ptrs.size());
+      std::span<std::int64_t const> const value_steps(steps.data(), steps.size());
       for (std::int64_t start = lo; start < hi; start += tile) {
         auto const count = std::min<std::int64_t>(tile, hi - start);
-        for (auto const& [j, bytes] : moving) ptrs[j] = static_cast<char const*>(base[j]) + bytes * start;
+        for (auto const& m : moving) ptrs[m.value] = static_cast<char const*>(base[m.value]) + m.bytes * start;
         for (std::size_t k = 0; k < primitives_.size(); ++k) {
-          auto const from = first_[k], to = first_[k + 1] - 1;  // operands, then the result at `to`
-          primitives_[k]->run_row({ptrs.data() + from, to - from}, {steps.data() + from, to - from},
-                                  const_cast<void*>(ptrs[to]), count);
+          std::span<std::uint32_t const> const operands(operands_.data() + first_operand_[k], first_operand_[k + 1] - first_operand_[k]);
+          primitives_[k]->run_row(values, value_steps, operands, const_cast<void*>(ptrs[results_[k]]), count);
         }
-        if (fold) fold->fold(ptrs[refs_.size() - 1], count);
+        if (fold) fold->fold(ptrs[fold_operand_], count);
       }
       if (fold) {
         std::lock_guard lock(folds_mutex);
@@ -190,6 +199,7 @@ class FusedRun {
   // to another 4 KiB apart look dependent to the CPU (4K aliasing) and the
   // tile loop stalls on every store.
   static constexpr std::int64_t scratch_offset = 136, slot_stride = tile + 40;
+  static constexpr std::int64_t line = 8;  // doubles per 64-byte cache line
 
   /// A donated input's buffer can hold an output if it is dense and no
   /// other input reads it (the same array passed twice, or a view of it).
@@ -204,16 +214,33 @@ class FusedRun {
     return true;
   }
 
+  /// A value whose row moves from tile to tile, by its bytes per element.
+  struct Moving {
+    std::uint32_t value;
+    std::int64_t bytes;
+  };
+
+  /// Values are numbered inputs, then outputs, then scratch slots.
+  std::uint32_t value_of(Ref r) const {
+    switch (r.place) {
+      case Place::input: return r.index;
+      case Place::output: return static_cast<std::uint32_t>(inputs_.size()) + r.index;
+      case Place::scratch: break;
+    }
+    return static_cast<std::uint32_t>(inputs_.size() + outputs_.size()) + r.index;
+  }
+
   Shape shape_;
-  // Member k applies primitives_[k] to refs_[first_[k] .. first_[k + 1] - 2],
-  // writing refs_[first_[k + 1] - 1].
-  std::vector<graph::PrimitiveBase const*> primitives_;
-  std::vector<Ref> refs_;
-  std::vector<std::size_t> first_;
+  std::vector<DType> inputs_;
   std::size_t scratch_slots_;
   std::vector<DType> outputs_;
   std::vector<std::int32_t> donor_;
+  // Member k applies primitives_[k] to the values operands_[first_operand_[k]
+  // .. first_operand_[k + 1]), writing the value results_[k].
+  std::vector<graph::PrimitiveBase const*> primitives_;
+  std::vector<std::uint32_t> operands_, first_operand_, results_;
   graph::PrimitiveBase const* fold_ = nullptr;  // the reduction the run ends in, if any
+  std::uint32_t fold_operand_ = 0;
   DType fold_dtype_{};
 };
 
@@ -404,7 +431,9 @@ class Plan {
       folded = Run::Fold{reduction.primitive.get(), where[reduction.inputs[0]->id], reduction.outputs[0]->dtype};
       outputs.push_back(reduction.outputs[0]);
     }
-    auto run = std::make_shared<Run const>(eqs[first].outputs[0]->shape, std::move(members), slots,
+    std::vector<DType> input_dtypes;
+    for (auto const& v : inputs) input_dtypes.push_back(v->dtype);
+    auto run = std::make_shared<Run const>(eqs[first].outputs[0]->shape, members, std::move(input_dtypes), slots,
                                            std::move(output_dtypes), std::move(donor), std::move(folded));
     add_step(nullptr, std::move(run), inputs, outputs, last - 1);
     if (last - first >= 2) fusions_.push_back({first, last, std::move(inputs), std::move(outputs)});

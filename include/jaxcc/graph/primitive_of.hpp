@@ -13,6 +13,10 @@
 //   vjp(params, wanted, ct, out, primals...)   -> the same, where wanted[i]
 //                                                 says whether operand i needs
 //                                                 one (std::nullopt if not)
+//   expand(params, operands...)                -> instead of jvp and vjp: the
+//                                                 output computed by other
+//                                                 primitives, differentiated
+//                                                 by their rules
 //   batch(params, axis, dims, operands...)     -> {output, its BatchDim} (vmap;
 //                                                 dims: one per operand array)
 //   params_string(params)                      -> `axes=(0,)` for make_jaxpr
@@ -23,7 +27,8 @@
 //                                                 when some operands hold one
 //                                                 value (`x * 1`; jit drops it)
 //   (both reach PrimitiveBase::forwarded_operand)
-//   run_row(params, operands, steps, out, n)   -> elementwise primitives: n
+//   run_row(params, values, steps, operands, out, n)
+//                                              -> elementwise primitives: n
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
 //   row_fold<T>(params, operand_shape)         -> reductions: a RowFold when
@@ -69,6 +74,14 @@ namespace jaxcc::graph {
 /// What a VJP rule returns for an operand that takes no cotangent (integer
 /// operands, indices).
 struct NoCotangent {};
+
+/// The JVP and VJP of a primitive that declares no rules of its own but the
+/// equations `expand` records for it: those of the program they make
+/// (graph/program.hpp).
+inline std::vector<MaybeArray> expansion_jvp(FlatFunction const& expand, std::span<AnyArray const> primals,
+                                             std::span<MaybeArray const> tangents);
+inline std::vector<MaybeArray> expansion_vjp(FlatFunction const& expand, std::span<MaybeArray const> cotangents,
+                                             std::span<AnyArray const> primals, Wanted wanted);
 }  // namespace jaxcc::graph
 
 namespace jaxcc::detail {
@@ -187,6 +200,8 @@ class PrimitiveOf final : public PrimitiveBase {
           std::tuple_cat(rebuild(primals), rebuild_tangents(primals, tangents)));
       if constexpr (detail::is_symbolic_zero<decltype(result)>::value) return {std::nullopt};
       else return {AnyArray(Array<out_element>(result))};
+    } else if constexpr (has_expand()) {
+      return expansion_jvp(expansion(), primals, tangents);
     } else {
       throw Error("Differentiation rule for '" + std::string(P::name) + "' not implemented");
     }
@@ -218,6 +233,8 @@ class PrimitiveOf final : public PrimitiveBase {
         detail::append_cotangent(cts, counts_[0], result);
       }
       return result;
+    } else if constexpr (has_expand()) {
+      return expansion_vjp(expansion(), cotangents, primals, wanted);
     } else {
       throw Error("Differentiation rule for '" + std::string(P::name) + "' not implemented");
     }
@@ -235,10 +252,10 @@ class PrimitiveOf final : public PrimitiveBase {
     }
   }
   bool is_elementwise() const override { return has_run_row(); }
-  void run_row(std::span<void const* const> operands, std::span<std::int64_t const> steps, void* out,
-               std::int64_t count) const override {
-    if constexpr (has_run_row()) P::run_row(params_, operands, steps, out, count);
-    else PrimitiveBase::run_row(operands, steps, out, count);
+  void run_row(std::span<void const* const> values, std::span<std::int64_t const> steps,
+               std::span<std::uint32_t const> operands, void* out, std::int64_t count) const override {
+    if constexpr (has_run_row()) P::run_row(params_, values, steps, operands, out, count);
+    else PrimitiveBase::run_row(values, steps, operands, out, count);
   }
 
   std::unique_ptr<RowFold> row_fold(Shape const& operand) const override {
@@ -284,6 +301,16 @@ class PrimitiveOf final : public PrimitiveBase {
   using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
   using out_element = typename out_type::value_type;
 
+  static constexpr bool has_expand() {
+    return requires(Params const& p, Operands const&... ops) { P::expand(p, ops...); };
+  }
+  /// This application as the equations P::expand records.
+  FlatFunction expansion() const {
+    return [this](std::vector<AnyArray> const& inputs) {
+      return std::apply([&](auto const&... ops) { return std::vector<AnyArray>{AnyArray(P::expand(params_, ops...))}; },
+                        rebuild(inputs));
+    };
+  }
   static constexpr bool has_jvp() {
     return requires(Params const& p, out_type const& out, Operands const&... ops) { P::jvp(p, out, ops..., ops...); };
   }
@@ -293,8 +320,9 @@ class PrimitiveOf final : public PrimitiveBase {
     };
   }
   static constexpr bool has_run_row() {
-    return requires(Params const& p, std::span<void const* const> o, std::span<std::int64_t const> st, void* out) {
-      P::run_row(p, o, st, out, std::int64_t{});
+    return requires(Params const& p, std::span<void const* const> v, std::span<std::int64_t const> st,
+                    std::span<std::uint32_t const> o, void* out) {
+      P::run_row(p, v, st, o, out, std::int64_t{});
     };
   }
   static constexpr bool has_masked_vjp() {

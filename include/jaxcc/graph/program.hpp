@@ -29,8 +29,6 @@ inline AnyArray traced_input(Trace& trace, Aval const& aval) {
       aval.dtype, [&]<class T>(std::type_identity<T>) -> AnyArray { return trace.add_input<T>(aval.shape); });
 }
 
-using FlatFunction = std::function<std::vector<AnyArray>(std::vector<AnyArray> const&)>;
-
 /// Trace `fn` on abstract arguments; `closure` receives the values of
 /// enclosing traces that it read, which the call must pass after the
 /// arguments.
@@ -94,6 +92,36 @@ inline std::vector<MaybeArray> program_vjp(Program const& p, std::span<AnyArray 
     if (var && var->trace_id == p.trace->id()) seeds[var->id] = add_maybe(seeds[var->id], cotangents[i]);
   }
   return backward(*p.trace, env, std::move(seeds), wanted);
+}
+
+/// The program `expand` records on abstract arguments like `primals`, and
+/// the inputs to run it on: `primals`, then any closure.
+inline std::pair<Program, std::vector<AnyArray>> expansion_of(FlatFunction const& expand, std::span<AnyArray const> primals) {
+  std::vector<Aval> avals;
+  for (auto const& p : primals) avals.push_back(aval_of(p));
+  std::vector<AnyArray> closure;
+  auto program = trace_program(expand, avals, closure);
+  std::vector<AnyArray> inputs(primals.begin(), primals.end());
+  inputs.insert(inputs.end(), closure.begin(), closure.end());
+  return {std::move(program), std::move(inputs)};
+}
+
+inline std::vector<MaybeArray> expansion_jvp(FlatFunction const& expand, std::span<AnyArray const> primals,
+                                             std::span<MaybeArray const> tangents) {
+  auto const [program, inputs] = expansion_of(expand, primals);
+  std::vector<MaybeArray> all(tangents.begin(), tangents.end());
+  all.resize(inputs.size());  // the closure's: none
+  return program_jvp(program, inputs, all);
+}
+
+inline std::vector<MaybeArray> expansion_vjp(FlatFunction const& expand, std::span<MaybeArray const> cotangents,
+                                             std::span<AnyArray const> primals, Wanted wanted) {
+  auto const [program, inputs] = expansion_of(expand, primals);
+  std::vector<std::uint8_t> flags(inputs.size(), 0);  // the closure's: not wanted
+  for (std::size_t i = 0; i < primals.size(); ++i) flags[i] = wanted[i];
+  auto cts = program_vjp(program, inputs, cotangents, Wanted(flags));
+  cts.resize(primals.size());
+  return cts;
 }
 
 /// Apply a program-carrying primitive: recorded in the innermost trace

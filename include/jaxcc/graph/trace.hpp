@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -128,9 +129,10 @@ class PrimitiveBase {
   /// runs runs of such equations tile by tile, with no buffers between them.
   virtual bool is_elementwise() const { return false; }
   /// For an elementwise primitive: `count` results into `out`, operand k
-  /// read at operands[k] stepping steps[k] elements (0 or 1).
-  virtual void run_row(std::span<void const* const> /*operands*/, std::span<std::int64_t const> /*steps*/,
-                       void* /*out*/, std::int64_t /*count*/) const {
+  /// read at values[operands[k]] stepping steps[operands[k]] elements (0 or
+  /// 1). A fused run keeps its values' rows in one table.
+  virtual void run_row(std::span<void const* const> /*values*/, std::span<std::int64_t const> /*steps*/,
+                       std::span<std::uint32_t const> /*operands*/, void* /*out*/, std::int64_t /*count*/) const {
     throw Error("'" + std::string(name()) + "' is not elementwise");
   }
   /// For a reduction over every axis of an operand of this shape whose
@@ -231,6 +233,9 @@ struct Program {
   std::vector<AnyArray> outputs;  // Vars of `trace`, or constants
   std::size_t num_arguments = 0;  // trace->inputs: the arguments, then the converted captures
 };
+
+/// A function of flat arrays, as closed programs are traced from.
+using FlatFunction = std::function<std::vector<AnyArray>(std::vector<AnyArray> const&)>;
 
 }  // namespace jaxcc::graph
 
