@@ -141,3 +141,9 @@ inline std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std:
 }
 
 }  // namespace jaxcc::graph
+
+// The JVP and VJP of a primitive with an `expand` rule (a derived fused
+// region) run its expansion's program through the functions above; they
+// are defined there, and every translation unit that interprets a program
+// needs them.
+#include "jaxcc/graph/program.hpp"

@@ -24,6 +24,7 @@
 
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/buffer.hpp"
 #include "jaxcc/core/small_vector.hpp"
 #include "jaxcc/graph/trace.hpp"
 
@@ -150,15 +151,15 @@ class FusedRun {
     std::vector<std::pair<std::int64_t, std::unique_ptr<graph::RowFold>>> folds;
     parallel_chunks(n, tile, [&](std::int64_t lo, std::int64_t hi) {
       auto fold = fold_ ? fold_->row_fold(shape_) : nullptr;
-      // 8-byte elements fit every dtype; slots start on a cache line, as
-      // arrays do (a vector load or store across two lines costs two).
-      thread_local std::vector<double> scratch;
-      auto const needed = static_cast<std::size_t>(line + scratch_offset + slot_stride * static_cast<std::int64_t>(scratch_slots_));
-      if (scratch.size() < needed) scratch.resize(needed);
-      auto* const first_line = scratch.data() + (line - reinterpret_cast<std::uintptr_t>(scratch.data()) / sizeof(double) % line) % line;
+      // 8-byte elements fit every dtype. A Buffer starts on a cache line, as
+      // arrays do, so the slots do too (a vector load or store across two
+      // lines costs two).
+      thread_local std::unique_ptr<Buffer> scratch;
+      auto const needed = sizeof(double) * static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(scratch_slots_));
+      if (!scratch || scratch->bytes() < needed) scratch = std::make_unique<Buffer>(needed);
+      auto* const slots = static_cast<double*>(scratch->data()) + scratch_offset;
       auto ptrs = base;
-      for (std::size_t k = 0; k < scratch_slots_; ++k)
-        ptrs[n_in + n_out + k] = first_line + scratch_offset + static_cast<std::int64_t>(k) * slot_stride;
+      for (std::size_t k = 0; k < scratch_slots_; ++k) ptrs[n_in + n_out + k] = slots + static_cast<std::int64_t>(k) * slot_stride;
       std::span<void const* const> const values(ptrs.data(), ptrs.size());
       std::span<std::int64_t const> const value_steps(steps.data(), steps.size());
       for (std::int64_t start = lo; start < hi; start += tile) {
@@ -199,7 +200,6 @@ class FusedRun {
   // to another 4 KiB apart look dependent to the CPU (4K aliasing) and the
   // tile loop stalls on every store.
   static constexpr std::int64_t scratch_offset = 136, slot_stride = tile + 40;
-  static constexpr std::int64_t line = 8;  // doubles per 64-byte cache line
 
   /// A donated input's buffer can hold an output if it is dense and no
   /// other input reads it (the same array passed twice, or a view of it).
