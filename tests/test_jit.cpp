@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "support.hpp"
 
 namespace test_jit {
@@ -414,10 +415,6 @@ TEST_CASE("a reduction over every axis folds the run that computes its operand",
   REQUIRE_THAT(y, AllClose(Array<float>(jnp::exp(x) - 1.0f), 1e-6));
   REQUIRE_THAT(total, AllClose(jnp::sum(y), 1e-5));
 
-  // A reduction over some axes stays a step of its own.
-  auto const rows = [](Array<double> const& v) { return jnp::sum(Array<double>(v * 2.0), 1); };
-  REQUIRE(plan_steps(rows, v) == 2);
-  REQUIRE_THAT(jaxcc::jit(rows)(v), AllClose(rows(v), 1e-12));
 
   // An empty operand: the sum of nothing is 0; the max of nothing is an
   // error at trace time, as in JAX.
@@ -427,6 +424,53 @@ TEST_CASE("a reduction over every axis folds the run that computes its operand",
   REQUIRE(jaxcc::jit(sum_doubled)(empty).item() == 0.0);
   REQUIRE(jaxcc_test::message_of([&] { jaxcc::jit(max_of)(empty); }) ==
           "zero-size array to reduction operation max which has no identity (shape (0,), axes (0,))");
+}
+
+TEST_CASE("a reduction over the last axes folds the run that computes its operand", "[jit][fusion][reduction]") {
+  // Each result folds one segment of consecutive elements (the product of
+  // the reduced dimensions); segments shorter than a tile, longer than one,
+  // and not dividing it; chunks over both threads when the run is long.
+  auto const row_sums = [](Array<double> const& v) {
+    Array<double> y = v * v + jnp::sin(v);
+    return jnp::sum(y, -1);
+  };
+  // The same sums in a plain loop, element by element in order.
+  auto const by_hand = [](Array<double> const& v) {
+    auto const segment = v.shape().back();
+    auto const values = v.to_vector();
+    std::vector<double> sums(values.size() / static_cast<std::size_t>(segment), 0.0);
+    for (std::size_t i = 0; i < values.size(); ++i)
+      sums[i / static_cast<std::size_t>(segment)] += values[i] * values[i] + std::sin(values[i]);
+    return sums;
+  };
+  for (auto const& shape : {jaxcc::Shape{7, 3}, jaxcc::Shape{300, 700}, jaxcc::Shape{3, 1025}, jaxcc::Shape{1, 5000},
+                            jaxcc::Shape{2, 50, 4000}}) {
+    auto const v = smooth(shape, 0.4, 0.1);
+    REQUIRE(plan_steps(row_sums, v) == 1);
+    auto const got = jaxcc::jit(row_sums)(v);
+    jaxcc::Shape kept(shape.begin(), shape.end() - 1);
+    REQUIRE(got.shape() == kept);
+    REQUIRE_THAT(got, AllClose(jnp::array(by_hand(v), kept), 1e-12));
+  }
+  auto const v = smooth({300, 700}, 0.4, 0.1);
+  auto const text = jaxpr_of(jaxcc::jit(row_sums), v);
+  auto const fusion = text.find("fusion[jaxpr={");
+  REQUIRE(fusion != std::string::npos);
+  REQUIRE(text.find("reduce_sum[axes=(1,)]", fusion) < text.find(" in (", fusion));
+
+  // Over the last two axes, and max: exact.
+  auto const v3 = smooth({6, 40, 30}, 0.4, 0.1);
+  auto const max_last_two = [](Array<double> const& x) { return jnp::max(Array<double>(jnp::abs(x) * 2.0), jaxcc::Axes{1, 2}); };
+  REQUIRE(plan_steps(max_last_two, v3) == 1);
+  REQUIRE(mismatch(jaxcc::jit(max_last_two)(v3), max_last_two(v3)) == "");
+
+  // Over a leading axis, or an empty segment: a step of its own.
+  auto const columns = [](Array<double> const& x) { return jnp::sum(Array<double>(x * 2.0), 0); };
+  REQUIRE(plan_steps(columns, v) == 2);
+  REQUIRE_THAT(jaxcc::jit(columns)(v), AllClose(columns(v), 1e-12));
+  auto const empty_rows = jnp::zeros<double>(jaxcc::Shape{4, 0});
+  REQUIRE(plan_steps(row_sums, empty_rows) == 2);
+  REQUIRE(mismatch(jaxcc::jit(row_sums)(empty_rows), jnp::zeros<double>(jaxcc::Shape{4})) == "");
 }
 
 TEST_CASE("a donated argument's buffer holds an output", "[jit][donate]") {
@@ -501,6 +545,52 @@ TEST_CASE("one jitted function called from 8 threads at once", "[jit][threads]")
   // only one entry is kept.
   REQUIRE(traces.load() >= 4);
   REQUIRE(traces.load() <= 8);
+}
+
+TEST_CASE("a steady-state call of a jitted function allocates nothing", "[jit][allocation]") {
+  // Counted at the global operator new (tests/allocation_counter.cpp), on
+  // every thread, from the third call on: the first traces, and the second
+  // still finds the first call's results held here (the next call can take
+  // their buffers back only once the caller lets go of them).
+  auto const steady_state_allocations = [](auto const& call) {
+    for (int k = 0; k < 3; ++k) call();
+    long const before = jaxcc_test::heap_allocations();
+    for (int k = 0; k < 4; ++k) call();
+    return jaxcc_test::heap_allocations() - before;
+  };
+
+  SECTION("a fused run, a reduction folded into it, and a tuple out") {
+    auto f = jaxcc::jit([](Array<float> const& x, Array<float> const& y) {
+      Array<float> z = jnp::sin(x) * y + 2.0f * x;
+      return std::tuple{z, jnp::sum(z * z)};
+    });
+    // 1000 elements: small blocks, one thread; 2^18: the shared cache of
+    // large buffers, and the run's chunks on every thread.
+    for (std::int64_t n : {std::int64_t{1000}, std::int64_t{1} << 18}) {
+      auto const x = smooth({n}, 0.5, 1).astype<float>(), y = smooth({n}, 0.5, 2).astype<float>();
+      std::tuple<Array<float>, Array<float>> out;
+      long const allocations = steady_state_allocations([&] { out = f(x, y); });
+      if (jaxcc_test::counts_allocations) CHECK(allocations == 0);
+      Array<float> const z = jnp::sin(x) * y + 2.0f * x;
+      CHECK(mismatch(std::get<0>(out), z) == "");
+      REQUIRE_THAT(std::get<1>(out), AllClose(jnp::sum(z * z), 1e-5));
+    }
+  }
+  SECTION("the gradient of a model with a dot, and a static argument") {
+    auto f = jaxcc::jit(
+        [](std::tuple<Array<double>, Array<double>> const& params, Array<double> const& x, int power) {
+          return jaxcc::grad([&](auto const& p) { return jnp::power(model(p, x), double(power)); })(params);
+        },
+        jaxcc::static_argnums<2>);
+    auto const params = std::tuple{smooth({3, 4}, 0.3, 3), smooth({3}, 0.3, 4)};
+    auto const x = smooth({4}, 0.3, 5);
+    std::tuple<Array<double>, Array<double>> out;
+    long const allocations = steady_state_allocations([&] { out = f(params, x, 2); });
+    if (jaxcc_test::counts_allocations) CHECK(allocations == 0);
+    auto const expected = jaxcc::grad([&](auto const& p) { return jnp::power(model(p, x), 2.0); })(params);
+    CHECK(mismatch(std::get<0>(out), std::get<0>(expected)) == "");
+    CHECK(mismatch(std::get<1>(out), std::get<1>(expected)) == "");
+  }
 }
 
 TEST_CASE("cache misses are explained as JAX explains them", "[jit][explain]") {

@@ -6,10 +6,7 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
-#include <atomic>
-#include <cstdlib>
 #include <map>
-#include <new>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -17,49 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "support.hpp"
-
-// ---- a counting global operator new, for the no-allocation check ---------------
-// Sanitizers bring their own allocator, which a replacement would fight; their
-// builds run the check without counting.
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define JAXCC_TEST_COUNT_ALLOCATIONS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define JAXCC_TEST_COUNT_ALLOCATIONS 0
-#endif
-#endif
-#ifndef JAXCC_TEST_COUNT_ALLOCATIONS
-#define JAXCC_TEST_COUNT_ALLOCATIONS 1
-#endif
-
-namespace {
-std::atomic<long> heap_allocations{0};
-}  // namespace
-
-#if JAXCC_TEST_COUNT_ALLOCATIONS
-namespace {
-// Out of line, so that GCC does not pair an inlined free with operator new.
-[[gnu::noinline]] void release(void* p) noexcept { std::free(p); }
-}  // namespace
-
-void* operator new(std::size_t n) {
-  ++heap_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n, std::align_val_t align) {
-  ++heap_allocations;
-  auto const a = static_cast<std::size_t>(align);
-  if (void* p = std::aligned_alloc(a, (n + a - 1) / a * a)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
-#endif
 
 namespace test_tree_map {
 
@@ -377,14 +333,14 @@ TEST_CASE("tree map: a struct of arrays maps without touching the heap") {
   // Warm up: the first default-constructed Array makes the shared empty array.
   (void)tree::map(identity, mlp);
 
-  long const before = heap_allocations.load();
+  long const before = jaxcc_test::heap_allocations();
   auto mapped = tree::map(identity, mlp);
   auto mapped_tuple = tree::map(identity, tuple);
   auto mapped_three = tree::map(first, mlp, mlp, mlp);
   float total = tree::reduce([](float acc, auto const& x) { return acc + static_cast<float>(x.size()); }, mlp, 0.0f);
-  long const after = heap_allocations.load();
+  long const after = jaxcc_test::heap_allocations();
 
-  if (JAXCC_TEST_COUNT_ALLOCATIONS) REQUIRE(after - before == 0);
+  if (jaxcc_test::counts_allocations) REQUIRE(after - before == 0);
   CHECK(total == 12.0f);  // 2 + 3 + 3 + 2 + 2
   CHECK(mapped.layer2.w.data() == b.data());  // the same buffers, not copies
   CHECK(std::get<1>(mapped_tuple).second.scale.data() == a.data());

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include <omp.h>
 #include <xsimd/xsimd.hpp>
@@ -204,7 +205,10 @@ inline ReduceLayout reduce_layout(Shape const& shape, Strides const& strides, Ax
     auto const s = strides[static_cast<std::size_t>(d)];
     return s == 0 ? std::numeric_limits<std::int64_t>::max() : s < 0 ? -s : s;
   };
-  std::stable_sort(reduced.begin(), reduced.end(), [&](auto a, auto b) { return key(a) > key(b); });
+  // A stable insertion sort: a few axes, and no buffer (std::stable_sort
+  // takes one from the heap, on every call of a jitted sum).
+  for (std::size_t i = 1; i < reduced.size(); ++i)
+    for (std::size_t j = i; j > 0 && key(reduced[j - 1]) < key(reduced[j]); --j) std::swap(reduced[j - 1], reduced[j]);
   for (auto d : reduced)
     push_merged(layout.reduced, layout.reduced_strides, shape[static_cast<std::size_t>(d)],
                 strides[static_cast<std::size_t>(d)]);

@@ -211,7 +211,7 @@ namespace detail {
 struct ArrayAccess {
   template <Element T>
   static Array<T> make(ArrayImpl impl) {
-    return Array<T>(std::make_shared<ArrayImpl const>(std::move(impl)));
+    return Array<T>(std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{}, std::move(impl)));
   }
   template <Element T>
   static ArrayImpl const& impl(Array<T> const& x) noexcept {
@@ -224,7 +224,7 @@ struct ArrayAccess {
 template <Element T>
 std::pair<Array<T>, T*> allocate(Shape shape) {
   auto const n = static_cast<std::size_t>(shape.numel());
-  auto buffer = std::make_shared<Buffer>(n * sizeof(T));
+  auto buffer = std::allocate_shared<Buffer>(BlockAllocator<Buffer>{}, n * sizeof(T));
   auto* out = static_cast<T*>(buffer->data());
   auto strides = contiguous_strides(shape);
   return {ArrayAccess::make<T>({std::move(shape), std::move(strides), 0, std::move(buffer)}), out};

@@ -14,14 +14,17 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/scratch_vector.hpp"
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/buffer.hpp"
@@ -67,12 +70,14 @@ class FusedRun {
     std::vector<Ref> operands;
     Ref result;
   };
-  /// A reduction over every axis that the run ends in: `operand`, a value
-  /// of the run, is folded tile by tile; its result is the run's last output.
+  /// A reduction over the last axes (or every axis) that the run ends in:
+  /// `operand`, a value of the run, is folded tile by tile; its result, of
+  /// `dtype` and `shape`, is the run's last output.
   struct Fold {
     graph::PrimitiveBase const* reduction;
     Ref operand;
     DType dtype;
+    Shape shape;
   };
 
   /// `inputs`: the input values' dtypes. `scratch_slots`: how many tile
@@ -97,13 +102,14 @@ class FusedRun {
     if (fold) {
       fold_ = fold->reduction;
       fold_dtype_ = fold->dtype;
+      fold_shape_ = std::move(fold->shape);
       fold_operand_ = value_of(fold->operand);
+      fold_segment_ = fold_->row_fold(shape_)->segment();
     }
   }
 
-  std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
-    std::vector<AnyArray> out;
-    out.reserve(outputs_.size() + (fold_ ? 1 : 0));
+  /// Appends the run's outputs to `out`.
+  void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {
     SmallVector<void*, 8> out_data;
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       if (donor_[k] >= 0 && reusable(inputs, static_cast<std::size_t>(donor_[k]))) {
@@ -146,10 +152,19 @@ class FusedRun {
       moving.push_back({static_cast<std::uint32_t>(n_in + k), static_cast<std::int64_t>(item_size(outputs_[k]))});
     }
     auto const n = shape_.numel();
-    // The fold's partial results, one per chunk, by the chunk's first element.
+    // A fold over every axis: its partial results, one per chunk. Over the
+    // last axes (several results): each chunk starts a segment, and each
+    // result is written as its segment ends.
     std::mutex folds_mutex;
-    std::vector<std::pair<std::int64_t, std::unique_ptr<graph::RowFold>>> folds;
-    parallel_chunks(n, tile, [&](std::int64_t lo, std::int64_t hi) {
+    ScratchVector<Partial> folds;
+    bool const per_segment = fold_ && !fold_shape_.empty();  // (1, n) summed over axis 1 too: a (1,) result
+    void* segment_results = nullptr;
+    if (per_segment) {
+      auto [array, data] = allocate_any(fold_dtype_, fold_shape_);
+      segment_results = data;
+      out.push_back(std::move(array));
+    }
+    parallel_chunks(n, per_segment ? chunk_alignment(n) : tile, [&](std::int64_t lo, std::int64_t hi) {
       auto fold = fold_ ? fold_->row_fold(shape_) : nullptr;
       // 8-byte elements fit every dtype. A Buffer starts on a cache line, as
       // arrays do, so the slots do too (a vector load or store across two
@@ -169,29 +184,65 @@ class FusedRun {
           std::span<std::uint32_t const> const operands(operands_.data() + first_operand_[k], first_operand_[k + 1] - first_operand_[k]);
           primitives_[k]->run_row(values, value_steps, operands, const_cast<void*>(ptrs[results_[k]]), count);
         }
-        if (fold) fold->fold(ptrs[fold_operand_], count);
+        if (per_segment) fold_segments(*fold, ptrs[fold_operand_], start, count, segment_results);
+        else if (fold) fold->fold(ptrs[fold_operand_], count);
       }
-      if (fold) {
+      if (fold && !per_segment) {
+        // Read here, so that the fold's block goes back to the cache of the
+        // thread that took it (and that thread takes it again next call).
+        Partial partial{lo, {}};
+        fold->result(partial.value);
         std::lock_guard lock(folds_mutex);
-        folds.emplace_back(lo, std::move(fold));
+        folds->push_back(partial);
       }
     });
-    if (fold_) out.push_back(folded(folds));
-    return out;
+    if (fold_ && !per_segment) fold_into(*folds, out);
   }
 
  private:
-  /// The reduction of the chunks' partial results, in element order (so a
-  /// float sum comes out the same on every call with as many threads).
-  AnyArray folded(std::vector<std::pair<std::int64_t, std::unique_ptr<graph::RowFold>>>& folds) const {
-    std::sort(folds.begin(), folds.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+  /// Where chunks may start when each segment must lie in one: on a
+  /// segment, and on a tile too (rows then start on a cache line) unless
+  /// that leaves too few places to split the work.
+  std::int64_t chunk_alignment(std::int64_t n) const {
+    auto const both = std::lcm(fold_segment_, tile);
+    return both <= n / 8 ? both : fold_segment_;
+  }
+
+  /// Folds elements [start, start + count) of the fold's operand, whose row
+  /// is at `row`, writing each segment's result as the segment ends.
+  void fold_segments(graph::RowFold& fold, void const* row, std::int64_t start, std::int64_t count, void* results) const {
+    auto const bytes = static_cast<std::int64_t>(item_size(fold_dtype_));  // the operand's dtype too
+    for (auto pos = start, end = start + count; pos < end;) {
+      auto const segment_end = (pos / fold_segment_ + 1) * fold_segment_;
+      auto const stop = std::min(segment_end, end);
+      fold.fold(static_cast<char const*>(row) + (pos - start) * bytes, stop - pos);
+      pos = stop;
+      if (pos == segment_end) {
+        fold.result(static_cast<char*>(results) + (pos / fold_segment_ - 1) * bytes);
+        fold.reset();
+      }
+    }
+  }
+
+  /// A chunk's fold: its first element, and its result (one element of
+  /// the reduction's dtype).
+  struct Partial {
+    std::int64_t first;
+    alignas(8) unsigned char value[8];
+  };
+
+  /// The reduction of the chunks' partial results, appended to `out`, in
+  /// element order (so a float sum comes out the same on every call with as
+  /// many threads).
+  void fold_into(std::vector<Partial>& folds, std::vector<AnyArray>& out) const {
+    std::sort(folds.begin(), folds.end(), [](Partial const& a, Partial const& b) { return a.first < b.first; });
     Shape shape(shape_.size(), 1);  // (chunks, 1, ..., 1): reduced over every axis as the operand was
     if (!shape.empty()) shape[0] = static_cast<std::int64_t>(folds.size());
     auto [partials, data] = allocate_any(fold_dtype_, shape);
     auto const bytes = item_size(fold_dtype_);
-    for (std::size_t i = 0; i < folds.size(); ++i) folds[i].second->result(static_cast<char*>(data) + i * bytes);
+    for (std::size_t i = 0; i < folds.size(); ++i) std::memcpy(static_cast<char*>(data) + i * bytes, folds[i].value, bytes);
     AnyArray const operand[] = {partials};
-    return fold_->evaluate(operand)[0];
+    fold_->evaluate_into(operand, out);
   }
 
   static constexpr std::int64_t tile = 512;
@@ -242,6 +293,8 @@ class FusedRun {
   graph::PrimitiveBase const* fold_ = nullptr;  // the reduction the run ends in, if any
   std::uint32_t fold_operand_ = 0;
   DType fold_dtype_{};
+  Shape fold_shape_;
+  std::int64_t fold_segment_ = 0;  // elements per result
 };
 
 }  // namespace jaxcc::detail
@@ -293,26 +346,33 @@ class Plan {
 
   /// The outputs for these inputs (arguments, then converted closure).
   std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
-    auto const& trace = *program_.trace;
-    std::vector<std::optional<AnyArray>> slot(trace.var_count());
-    for (std::size_t i = 0; i < inputs.size(); ++i) slot[trace.inputs[i]->id] = inputs[i];
-    for (auto const& c : trace.captures) slot[c.var->id] = c.value;
-    std::vector<AnyArray> operands;
-    for (auto const& step : steps_) {
-      operands.clear();
-      for (auto id : step.operands) operands.push_back(*slot[id]);
-      auto results = step.run ? step.run->run(operands) : step.primitive->evaluate(operands);
-      for (std::size_t k = 0; k < results.size(); ++k) slot[step.results[k]] = std::move(results[k]);
-      operands.clear();
-      for (auto id : step.release) slot[id].reset();
-    }
     std::vector<AnyArray> out;
-    out.reserve(program_.outputs.size());
+    run(inputs, out);
+    return out;
+  }
+  /// The same, appended to `out`. The bookkeeping lives in vectors kept
+  /// from call to call (bits/scratch_vector.hpp): with `out`'s capacity
+  /// kept too, a steady-state call asks the system allocator for nothing.
+  void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {
+    auto const& trace = *program_.trace;
+    detail::ScratchVector<std::optional<AnyArray>> slot;
+    slot->resize(trace.var_count());
+    for (std::size_t i = 0; i < inputs.size(); ++i) (*slot)[trace.inputs[i]->id] = inputs[i];
+    for (auto const& c : trace.captures) (*slot)[c.var->id] = c.value;
+    detail::ScratchVector<AnyArray> operands, results;
+    for (auto const& step : steps_) {
+      for (auto id : step.operands) operands->push_back(*(*slot)[id]);
+      if (step.run) step.run->run(*operands, *results);
+      else step.primitive->evaluate_into(*operands, *results);
+      for (std::size_t k = 0; k < results->size(); ++k) (*slot)[step.results[k]] = std::move((*results)[k]);
+      operands->clear();
+      results->clear();
+      for (auto id : step.release) (*slot)[id].reset();
+    }
     for (auto const& o : program_.outputs) {
       auto const& var = var_of(o);
-      out.push_back(var && var->trace_id == trace.id() ? *slot[var->id] : o);
+      out.push_back(var && var->trace_id == trace.id() ? *(*slot)[var->id] : o);
     }
-    return out;
   }
 
  private:
@@ -428,7 +488,8 @@ class Plan {
     std::optional<Run::Fold> folded;
     if (fold) {
       auto const& reduction = eqs[end];
-      folded = Run::Fold{reduction.primitive.get(), where[reduction.inputs[0]->id], reduction.outputs[0]->dtype};
+      folded = Run::Fold{reduction.primitive.get(), where[reduction.inputs[0]->id], reduction.outputs[0]->dtype,
+                         reduction.outputs[0]->shape};
       outputs.push_back(reduction.outputs[0]);
     }
     std::vector<DType> input_dtypes;

@@ -32,8 +32,9 @@
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
 //   row_fold<T>(params, operand_shape)         -> reductions: a RowFold when
-//                                                 this one reduces every axis
-//                                                 (jit ends a fused run in it)
+//                                                 this one reduces the last
+//                                                 axes (jit ends a fused run
+//                                                 in it)
 //   partition(params, layouts, reshard, parts...)
 //                                              -> sharded jit: {result on this
 //                                                 device's parts, its layout,
@@ -179,13 +180,9 @@ class PrimitiveOf final : public PrimitiveBase {
     else PrimitiveBase::print(w, inputs, outputs);
   }
 
-  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
-    return std::apply(
-        [&](auto const&... ops) {
-          if constexpr (requires { P::bind(params_, ops...); }) return std::vector<AnyArray>{AnyArray(P::bind(params_, ops...))};
-          else return std::vector<AnyArray>{AnyArray(detail::bind<P>(params_, ops...))};
-        },
-        rebuild(inputs));
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override { return {evaluate_one(inputs)}; }
+  void evaluate_into(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const override {
+    out.push_back(evaluate_one(inputs));
   }
 
   std::vector<MaybeArray> jvp(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents,
@@ -298,6 +295,14 @@ class PrimitiveOf final : public PrimitiveBase {
   }
 
  private:
+  AnyArray evaluate_one(std::span<AnyArray const> inputs) const {
+    return std::apply(
+        [&](auto const&... ops) {
+          if constexpr (requires { P::bind(params_, ops...); }) return AnyArray(P::bind(params_, ops...));
+          else return AnyArray(detail::bind<P>(params_, ops...));
+        },
+        rebuild(inputs));
+  }
   using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
   using out_element = typename out_type::value_type;
 

@@ -20,6 +20,7 @@
 
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/buffer.hpp"
 #include "jaxcc/graph/batch_dim.hpp"
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/var.hpp"
@@ -64,14 +65,28 @@ struct Fusion {
 };
 
 /// A reduction's fold of a stream of elements, fed a row at a time (jit's
-/// fused runs fold each tile of a value as it is computed).
+/// fused runs fold each tile of a value as it is computed). The reduced
+/// dimensions are the operand's last ones, so each result folds `segment()`
+/// consecutive elements (row-major); over every axis, one result folds all.
+/// Each chunk of a run makes one per call: they live in small blocks, not
+/// the system heap.
 class RowFold {
  public:
+  explicit RowFold(std::int64_t segment) : segment_(segment) {}
   virtual ~RowFold() = default;
+  static void* operator new(std::size_t bytes) { return detail::SmallBlocks::acquire(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { detail::SmallBlocks::release(p, bytes); }
+  /// The elements that fold into one result.
+  std::int64_t segment() const noexcept { return segment_; }
   virtual void fold(void const* row, std::int64_t count) = 0;
   /// The fold of every element so far, written to `out` as one element of
   /// the reduction's dtype.
   virtual void result(void* out) const = 0;
+  /// Start the next result afresh.
+  virtual void reset() = 0;
+
+ private:
+  std::int64_t segment_;
 };
 
 /// A primitive application's rules, erased of the primitive's static type.
@@ -84,6 +99,12 @@ class PrimitiveBase {
   /// `axes=(0,)`-style parameters as make_jaxpr prints them; empty if none.
   virtual std::string params_string() const = 0;
   virtual std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const = 0;
+  /// evaluate, its outputs appended to `out` (a plan keeps `out`'s capacity
+  /// from call to call, so a primitive that overrides this runs there
+  /// without allocating bookkeeping).
+  virtual void evaluate_into(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {
+    for (auto& result : evaluate(inputs)) out.push_back(std::move(result));
+  }
   /// Output tangents from input primals, input tangents and output primals.
   virtual std::vector<MaybeArray> jvp(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents,
                                       std::span<AnyArray const> outputs) const = 0;
@@ -135,10 +156,10 @@ class PrimitiveBase {
                        std::span<std::uint32_t const> /*operands*/, void* /*out*/, std::int64_t /*count*/) const {
     throw Error("'" + std::string(name()) + "' is not elementwise");
   }
-  /// For a reduction over every axis of an operand of this shape whose
-  /// partial results combine by the reduction itself (sum, max, min): a new
-  /// fold from the identity, so jit can end a fused run in it. None by
-  /// default.
+  /// For a reduction over the last axes (or every axis) of an operand of
+  /// this shape whose partial results combine by the reduction itself (sum,
+  /// max, min): a new fold from the identity, so jit can end a fused run in
+  /// it. None by default.
   virtual std::unique_ptr<RowFold> row_fold(Shape const& /*operand*/) const { return nullptr; }
   /// The program a call-like primitive carries (make_jaxpr prints it).
   virtual Program const* subprogram() const { return nullptr; }

@@ -68,11 +68,13 @@ inline Shape reduce_shape_rule(std::string_view name, Shape const& shape, Axes c
 template <class Op, Element T>
 class RowFoldOf final : public graph::RowFold {
  public:
-  explicit RowFoldOf(T identity) : folder_(identity) {}
+  RowFoldOf(std::int64_t segment, T identity) : RowFold(segment), identity_(identity), folder_(identity) {}
   void fold(void const* row, std::int64_t count) override { folder_.fold(static_cast<T const*>(row), count); }
   void result(void* out) const override { *static_cast<T*>(out) = folder_.result(); }
+  void reset() override { folder_ = Folder<Op, T>(identity_); }
 
  private:
+  T identity_;
   Folder<Op, T> folder_;
 };
 
@@ -115,14 +117,22 @@ struct Reduction {
     }
   }
 
-  /// jit, for the reductions whose parts combine (sum, max, min) over every
-  /// axis: a fused run that computes the operand folds each of its tiles
+  /// jit, for the reductions whose parts combine (sum, max, min) over the
+  /// operand's last axes (all of them, or a softmax's or a norm's last
+  /// one): a fused run that computes the operand folds each of its tiles
   /// as they come, and the operand is never written to memory.
   template <Element T>
   static std::unique_ptr<graph::RowFold> row_fold(Params const& p, Shape const& operand) {
     if constexpr (requires { Derived::partial_combine; }) {
-      if (p.axes.size() == operand.size())
-        return std::make_unique<RowFoldOf<typename Derived::monoid, T>>(Derived::template identity<T>());
+      auto const rank = operand.rank(), reduced = static_cast<std::int64_t>(p.axes.size());
+      bool const trailing = reduced > 0 && std::all_of(p.axes.begin(), p.axes.end(), [&](std::int64_t a) {
+        return a >= rank - reduced;  // distinct, so these are exactly the last `reduced`
+      });
+      std::int64_t segment = 1;
+      for (auto a : p.axes) segment *= operand[static_cast<std::size_t>(a)];
+      // (Results of empty segments would never be written: those stay unfused.)
+      if (trailing && (segment > 0 || reduced == rank))
+        return std::make_unique<RowFoldOf<typename Derived::monoid, T>>(segment, Derived::template identity<T>());
     }
     return nullptr;
   }

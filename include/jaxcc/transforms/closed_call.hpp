@@ -6,6 +6,7 @@
 // program — so grad(jit(f)), vmap(jit(f)) and jit(jit(f)) need no more.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -33,6 +34,12 @@ class ClosedCall final : public graph::PrimitiveBase, public std::enable_shared_
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
     return graph::apply(shared_from_this(), inputs, out_avals_, [&] { return plan_.run(inputs); });
+  }
+  void evaluate_into(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const override {
+    if (std::ranges::any_of(inputs, [](AnyArray const& a) { return graph::var_of(a) != nullptr; }))
+      PrimitiveBase::evaluate_into(inputs, out);  // recorded
+    else
+      plan_.run(inputs, out);
   }
   std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
                                      std::span<AnyArray const>) const override {

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -31,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/scratch_vector.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
@@ -146,16 +148,37 @@ struct LeafKey {
   }
 };
 
+/// Its vectors are filled anew on every call into one kept per thread
+/// (scratch_key()), so that a call whose key is in the cache allocates none.
 struct JitKey {
-  std::type_index signature;
-  std::vector<tree::PyTreeDef> structures;  // one per traced argument
+  std::type_index signature = typeid(void);
+  /// The traced arguments' structures, one after another, as PyTreeDef
+  /// nodes; `structure_ends[i]` is one past argument i's last node.
+  std::vector<tree::PyTreeDef::Node> nodes;
+  std::vector<std::size_t> structure_ends;
   std::vector<LeafKey> leaves;
   std::vector<std::shared_ptr<StaticValue const>> statics;
   std::size_t hash = 0;
 
+  std::size_t num_structures() const noexcept { return structure_ends.size(); }
+  std::span<tree::PyTreeDef::Node const> structure_nodes(std::size_t i) const {
+    auto const begin = i ? structure_ends[i - 1] : 0;
+    return {nodes.data() + begin, structure_ends[i] - begin};
+  }
+  tree::PyTreeDef structure(std::size_t i) const {
+    auto const n = structure_nodes(i);
+    return tree::PyTreeDef(std::vector<tree::PyTreeDef::Node>(n.begin(), n.end()));
+  }
+  void clear() {
+    nodes.clear();
+    structure_ends.clear();
+    leaves.clear();
+    statics.clear();
+  }
+
   friend bool operator==(JitKey const& a, JitKey const& b) {
-    if (a.hash != b.hash || a.signature != b.signature || a.structures != b.structures || a.leaves != b.leaves ||
-        a.statics.size() != b.statics.size())
+    if (a.hash != b.hash || a.signature != b.signature || a.structure_ends != b.structure_ends || a.nodes != b.nodes ||
+        a.leaves != b.leaves || a.statics.size() != b.statics.size())
       return false;
     for (std::size_t i = 0; i < a.statics.size(); ++i)
       if (!a.statics[i]->equals(*b.statics[i])) return false;
@@ -165,6 +188,11 @@ struct JitKey {
 struct JitKeyHash {
   std::size_t operator()(JitKey const& k) const noexcept { return k.hash; }
 };
+/// This thread's key under construction (see JitKey).
+inline JitKey& scratch_key() {
+  thread_local JitKey key;
+  return key;
+}
 
 template <class...>
 inline constexpr bool always_false = false;
@@ -210,17 +238,18 @@ inline std::pair<int, std::string> key_difference(JitKey const& now, JitKey cons
     }
   };
   Kind kinds[] = {{"different input pytree:", {}}, {"different static arguments:", {}}, {"different input types:", {}}};
-  for (std::size_t i = 0; i < now.structures.size(); ++i)
-    if (now.structures[i] != before.structures[i])
-      kinds[0].add("at input path " + traced_names[i] + ", now " + now.structures[i].to_string() + " and before " +
-                   before.structures[i].to_string());
+  bool const same_structures = std::ranges::equal(now.structure_ends, before.structure_ends) && now.nodes == before.nodes;
+  for (std::size_t i = 0; i < now.num_structures(); ++i)
+    if (!std::ranges::equal(now.structure_nodes(i), before.structure_nodes(i)))
+      kinds[0].add("at input path " + traced_names[i] + ", now " + now.structure(i).to_string() + " and before " +
+                   before.structure(i).to_string());
   for (std::size_t i = 0; i < now.statics.size(); ++i)
     if (!now.statics[i]->equals(*before.statics[i])) kinds[1].add("at " + static_names[i] + ", a value not equal to the one before");
   auto const describe = [](LeafKey const& k) {
     if (!k.is_array) return std::string("a scalar constant of another value");
     return aval_string({k.dtype, k.shape}) + (k.sharding ? " laid out as " + to_string(*k.sharding) : std::string());
   };
-  if (now.structures == before.structures)  // else leaves do not line up
+  if (same_structures)  // else leaves do not line up
     for (std::size_t i = 0; i < now.leaves.size(); ++i)
       if (!(now.leaves[i] == before.leaves[i]))
         kinds[2].add("at " + where[i] + ", now " + describe(now.leaves[i]) + " and before " + describe(before.leaves[i]));
@@ -320,13 +349,22 @@ class Jitted {
                   "Jitted function has static_argnums beyond its positional arguments");
     static_assert(Donated::end() <= sizeof...(Args),
                   "Jitted function has donate_argnums beyond its positional arguments");
-    auto key = key_of(args...);
-    auto entry = cache_->find(key);
     using Flat = detail::FlatCall<F, Args...>;
     using Entry = detail::JitEntry<typename Flat::Out>;
+    auto& scratch = detail::scratch_key();
+    key_of(scratch, args...);
+    if (auto const entry = cache_->find(scratch)) {
+      // The steady state: every vector here keeps its capacity from call to call.
+      detail::ScratchVector<AnyArray> operands, results;
+      (detail::append_array_leaves(args, *operands), ...);
+      auto const& typed = static_cast<Entry const&>(*entry);
+      typed.call->evaluate_into(*operands, *results);
+      return unflatten(typed, *results);
+    }
+    auto key = std::move(scratch);  // f may call jitted functions, which use the scratch key
     Flat flat(f_, std::tuple<Args...>{args...});
     auto operands = flat.argument_leaves();
-    if (!entry) {
+    {
       if (config::explain_cache_misses().load()) std::cerr << explain(key, args...) << '\n';
       std::vector<graph::Aval> avals;
       for (auto const& a : operands) avals.push_back(graph::aval_of(a));
@@ -348,10 +386,10 @@ class Jitted {
         operands.insert(operands.end(), closure.begin(), closure.end());
         return unflatten(*made, made->call->evaluate(operands));
       }
-      entry = cache_->insert(std::move(key), std::move(made));
+      auto const entry = cache_->insert(std::move(key), std::move(made));
+      auto const& typed = static_cast<Entry const&>(*entry);
+      return unflatten(typed, typed.call->evaluate(operands));
     }
-    auto const& typed = static_cast<Entry const&>(*entry);
-    return unflatten(typed, typed.call->evaluate(operands));
   }
 
   /// For each array leaf of the arguments, in order: whether it is donated.
@@ -377,14 +415,16 @@ class Jitted {
     return detail::with_array_leaves(entry.out, leaves, next);
   }
 
+  /// The key of a call with these arguments, built into `key`.
   template <class... Args>
-  detail::JitKey key_of(Args const&... args) const {
-    detail::JitKey key{typeid(std::tuple<Args...>), {}, {}, {}, 0};
+  static void key_of(detail::JitKey& key, Args const&... args) {
+    key.clear();
+    key.signature = typeid(std::tuple<Args...>);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (add_to_key<I>(key, args), ...);
     }(std::index_sequence_for<Args...>{});
-    std::size_t h = key.signature.hash_code();
-    for (auto const& s : key.structures) h = detail::hash_combine(h, s.hash());
+    std::size_t h = detail::hash_combine(key.signature.hash_code(), tree::PyTreeDef::hash(key.nodes));
+    for (auto e : key.structure_ends) h = detail::hash_combine(h, e);
     for (auto const& l : key.leaves) {
       h = detail::hash_combine(h, static_cast<std::size_t>(l.dtype));
       for (auto d : l.shape) h = detail::hash_combine(h, static_cast<std::size_t>(d));
@@ -392,7 +432,6 @@ class Jitted {
     }
     for (auto const& s : key.statics) h = detail::hash_combine(h, s->hash());
     key.hash = h;
-    return key;
   }
 
   template <std::size_t I, class Arg>
@@ -401,9 +440,11 @@ class Jitted {
       static_assert(StaticArgument<Arg>,
                     "Non-hashable static arguments are not supported, as this can lead to unexpected cache-misses: "
                     "a static argument of jaxcc::jit needs std::hash and operator==");
-      key.statics.push_back(std::make_shared<detail::StaticValueOf<Arg> const>(arg));
+      key.statics.push_back(std::allocate_shared<detail::StaticValueOf<Arg> const>(
+          detail::BlockAllocator<detail::StaticValueOf<Arg> const>{}, arg));
     } else {
-      key.structures.push_back(tree::structure(arg).pytreedef());
+      detail::append_structure(arg, key.nodes);
+      key.structure_ends.push_back(key.nodes.size());
       detail::append_leaf_keys(arg, key.leaves);
     }
   }

@@ -43,15 +43,20 @@ auto materialized(Out const& out) {
   else return tree::map([](auto const& leaf) { return leaf; }, out);
 }
 
-/// The Array leaves of a tree as AnyArray, in flatten order.
+/// The Array leaves of a tree as AnyArray, in flatten order, appended to `out`.
 template <class Tree>
-std::vector<AnyArray> array_leaves(Tree const& tree) {
-  std::vector<AnyArray> out;
+void append_array_leaves(Tree const& tree, std::vector<AnyArray>& out) {
   tree::for_each_leaf(
       [&](auto const& leaf) {
         if constexpr (AnArray<std::remove_cvref_t<decltype(leaf)>>) out.emplace_back(leaf);
       },
       tree);
+}
+/// The Array leaves of a tree as AnyArray, in flatten order.
+template <class Tree>
+std::vector<AnyArray> array_leaves(Tree const& tree) {
+  std::vector<AnyArray> out;
+  append_array_leaves(tree, out);
   return out;
 }
 
@@ -120,12 +125,11 @@ class FlatCall {
   F const& function() const noexcept { return f_; }
   std::vector<AnyArray> argument_leaves() const {
     std::vector<AnyArray> out;
-    std::apply([&](auto const&... a) { (append(out, array_leaves(a)), ...); }, args_);
+    std::apply([&](auto const&... a) { (append_array_leaves(a, out), ...); }, args_);
     return out;
   }
 
  private:
-  static void append(std::vector<AnyArray>& to, std::vector<AnyArray> const& from) { to.insert(to.end(), from.begin(), from.end()); }
   F f_;
   std::tuple<Args...> args_;
   std::shared_ptr<std::optional<Out>> out_;

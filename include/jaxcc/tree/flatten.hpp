@@ -306,6 +306,15 @@ auto rebuild_children(RebuildCursor& cursor, MakeLeaf& make_leaf, KeyPathLink co
   }
 }
 
+/// `tree`'s structure appended to `nodes`, in pre-order, counts left 0 (what
+/// PyTreeDef's constructor fills in). Into a vector kept from call to call,
+/// trees of tuples, structs and arrays add no allocation (jit's cache key).
+template <class Tree>
+void append_structure(Tree const& tree, std::vector<tree::PyTreeDef::Node>& nodes) {
+  FlattenSink<void> sink{&nodes, nullptr, nullptr};
+  walk_tree<no_leaf_predicate>(sink, tree, nullptr);
+}
+
 template <class Tree, class P>
 tree::TreeDef<Tree, P> make_treedef(std::vector<tree::PyTreeDef::Node> nodes) {
   return treedef_access::make<Tree, P>(tree::PyTreeDef(std::move(nodes)));

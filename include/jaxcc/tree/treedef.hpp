@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,7 +68,25 @@ class PyTreeDef {
     std::vector<std::string> dict_keys;              // dict: keys in sorted order
     detail::TreeNodeType const* custom = nullptr;    // custom: the node type
     std::shared_ptr<detail::TreeAuxData const> aux;  // custom: its metadata, if any
+
+    /// The same node (counts aside: they follow from the arities).
+    friend bool operator==(Node const& x, Node const& y) {
+      return x.kind == y.kind && x.arity == y.arity && x.custom == y.custom && x.dict_keys == y.dict_keys &&
+             !x.aux == !y.aux && (!x.aux || x.aux->equals(*y.aux));
+    }
   };
+  /// The hash of a structure given by its nodes in pre-order.
+  static std::size_t hash(std::span<Node const> nodes) noexcept {
+    std::size_t h = nodes.size();
+    for (auto const& node : nodes) {
+      h = detail::hash_combine(h, static_cast<std::size_t>(node.kind));
+      h = detail::hash_combine(h, static_cast<std::size_t>(node.arity));
+      h = detail::hash_combine(h, std::hash<void const*>{}(node.custom));
+      for (auto const& key : node.dict_keys) h = detail::hash_combine(h, std::hash<std::string>{}(key));
+      if (node.aux) h = detail::hash_combine(h, node.aux->hash());
+    }
+    return h;
+  }
 
   /// The structure of a single leaf: `PyTreeDef(*)`.
   PyTreeDef() : nodes_{Node{NodeKind::leaf, 0, 1, 1, {}, nullptr, nullptr}} {}
@@ -117,29 +136,9 @@ class PyTreeDef {
     return out + ")";
   }
 
-  friend bool operator==(PyTreeDef const& a, PyTreeDef const& b) {
-    if (a.nodes_.size() != b.nodes_.size()) return false;
-    for (std::size_t i = 0; i < a.nodes_.size(); ++i) {
-      auto const& x = a.nodes_[i];
-      auto const& y = b.nodes_[i];
-      if (x.kind != y.kind || x.arity != y.arity || x.custom != y.custom || x.dict_keys != y.dict_keys ||
-          !x.aux != !y.aux || (x.aux && !x.aux->equals(*y.aux)))
-        return false;
-    }
-    return true;
-  }
+  friend bool operator==(PyTreeDef const& a, PyTreeDef const& b) { return a.nodes_ == b.nodes_; }
 
-  std::size_t hash() const noexcept {
-    std::size_t h = nodes_.size();
-    for (auto const& node : nodes_) {
-      h = detail::hash_combine(h, static_cast<std::size_t>(node.kind));
-      h = detail::hash_combine(h, static_cast<std::size_t>(node.arity));
-      h = detail::hash_combine(h, std::hash<void const*>{}(node.custom));
-      for (auto const& key : node.dict_keys) h = detail::hash_combine(h, std::hash<std::string>{}(key));
-      if (node.aux) h = detail::hash_combine(h, node.aux->hash());
-    }
-    return h;
-  }
+  std::size_t hash() const noexcept { return hash(nodes_); }
 
  private:
   void recount(std::size_t& pos) {
