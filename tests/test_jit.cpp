@@ -473,6 +473,71 @@ TEST_CASE("a reduction over the last axes folds the run that computes its operan
   REQUIRE(mismatch(jaxcc::jit(row_sums)(empty_rows), jnp::zeros<double>(jaxcc::Shape{4})) == "");
 }
 
+TEST_CASE("a run reads operands broadcast along its leading or trailing dimensions", "[jit][fusion]") {
+  // (256, 300): enough elements for both threads. A bias row repeats every
+  // 300 elements; a (256, 1) column holds one value per 300. Each is read
+  // in the run, tile by tile, with tiles cut where a period ends.
+  auto const x = smooth({256, 300}, 0.3, 0.2).astype<float>();
+  auto const bias = smooth({300}, 0.5, 0.7).astype<float>();
+  auto const column = smooth({256, 1}, 0.5, 0.9).astype<float>();
+  auto const xs = x.to_vector(), bs = bias.to_vector(), cs = column.to_vector();
+  auto const at = [](std::size_t i, std::size_t j) { return i * 300 + j; };
+
+  auto const biased = [&](Array<float> const& v) {
+    Array<float> s = jnp::sin(v);
+    return Array<float>(s * 2.0f + bias);
+  };
+  REQUIRE(plan_steps(biased, x) == 1);
+  std::vector<float> expected(xs.size());
+  for (std::size_t i = 0; i < 256; ++i)
+    for (std::size_t j = 0; j < 300; ++j) expected[at(i, j)] = std::sin(xs[at(i, j)]) * 2.0f + bs[j];
+  // (xsimd's float sin and std::sin may differ in the last bit; where the
+  // sum nears 0 that is more than 1e-5 of it, hence the absolute 1e-6.)
+  REQUIRE_THAT(jaxcc::jit(biased)(x), AllClose(jnp::array(expected, {256, 300}), 1e-5, 1e-6));
+
+  // The column, and the row sums folded at the run's end.
+  auto const scaled_exp = [&](Array<float> const& v) {
+    Array<float> e = jnp::exp(v - column);
+    return std::pair{Array<float>(e * 2.0f), jnp::sum(e, -1)};
+  };
+  REQUIRE(plan_steps(scaled_exp, x) == 1);
+  std::vector<float> sums(256, 0.0f);
+  for (std::size_t i = 0; i < 256; ++i)
+    for (std::size_t j = 0; j < 300; ++j) {
+      expected[at(i, j)] = std::exp(xs[at(i, j)] - cs[i]) * 2.0f;
+      sums[i] += std::exp(xs[at(i, j)] - cs[i]);
+    }
+  auto const [doubled, row_sums] = jaxcc::jit(scaled_exp)(x);
+  REQUIRE_THAT(doubled, AllClose(jnp::array(expected, {256, 300}), 1e-5, 1e-6));
+  REQUIRE_THAT(row_sums, AllClose(jnp::array(sums, {256}), 1e-5, 1e-6));
+
+  // The whole softmax, against its unjitted self.
+  auto const softmax = [](Array<float> const& v) {
+    Array<float> e = jnp::exp(v - jnp::max(v, -1, true));
+    return Array<float>(e / jnp::sum(e, -1, true));
+  };
+  REQUIRE_THAT(jaxcc::jit(softmax)(x), AllClose(softmax(x), 1e-6));
+
+  // A broadcast along a middle dimension, or a period shorter than 16
+  // elements: each region a step of its own, as before.
+  auto const middle = smooth({8, 1, 40}, 0.5, 0.3).astype<float>();
+  auto const short_row = smooth({10}, 0.5, 0.3).astype<float>();
+  auto const x3 = smooth({8, 5, 40}, 0.3, 0.2).astype<float>();
+  auto const x10 = smooth({100, 10}, 0.3, 0.2).astype<float>();
+  auto const with_middle = [&](Array<float> const& v) {
+    Array<float> s = jnp::sin(v);
+    return Array<float>(s + middle);
+  };
+  auto const with_short_row = [&](Array<float> const& v) {
+    Array<float> s = jnp::sin(v);
+    return Array<float>(s + short_row);
+  };
+  REQUIRE(plan_steps(with_middle, x3) == 2);
+  REQUIRE(plan_steps(with_short_row, x10) == 2);
+  REQUIRE_THAT(jaxcc::jit(with_middle)(x3), AllClose(with_middle(x3), 1e-6));
+  REQUIRE_THAT(jaxcc::jit(with_short_row)(x10), AllClose(with_short_row(x10), 1e-6));
+}
+
 TEST_CASE("a donated argument's buffer holds an output", "[jit][donate]") {
   auto const sgd = [](Array<float> const& w, Array<float> const& g) { return Array<float>(w - 0.5f * g); };
   auto const g = jnp::array<float>({2.f, 2.f, 2.f});

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,43 @@ inline bool broadcast_scalar(AnyArray const& a) {
   });
 }
 
+/// How a run of shape `run` reads an input of shape `in`: whole (the same
+/// shape), as one value, or broadcast periodically — along the leading
+/// dimensions (a bias row of a batch: element i reads element i % unit) or
+/// along the trailing ones (each row's maximum kept as (rows, 1): element i
+/// reads i / unit). A run cuts its tiles where such an input's period ends,
+/// so that in a tile it is a row or one value; periods shorter than
+/// `min_period` would cut the tiles too short, and other broadcasts (a
+/// middle dimension) cannot be read so: for those, none.
+struct RunInput {
+  enum class Form : std::uint8_t { whole, one, repeat, stretch };
+  static constexpr std::int64_t min_period = 16;
+  Form form = Form::whole;
+  std::int64_t unit = 0;  // repeat, stretch: elements per period
+};
+inline std::optional<RunInput> run_input(Shape const& in, Shape const& run) {
+  using Form = RunInput::Form;
+  if (in == run) return RunInput{Form::whole};
+  if (in.numel() == 1) return RunInput{Form::one};
+  if (in.rank() > run.rank() || in.numel() == 0) return std::nullopt;
+  auto const rank = static_cast<std::size_t>(run.rank());
+  Shape padded(rank - static_cast<std::size_t>(in.rank()), 1);
+  padded.insert(padded.end(), in.begin(), in.end());
+  auto const matches_from = [&](std::size_t first, std::size_t last) {
+    return std::equal(padded.begin() + static_cast<std::ptrdiff_t>(first), padded.begin() + static_cast<std::ptrdiff_t>(last),
+                      run.begin() + static_cast<std::ptrdiff_t>(first));
+  };
+  auto const ones = [](auto begin, auto end) { return static_cast<std::size_t>(std::find_if(begin, end, [](std::int64_t d) { return d != 1; }) - begin); };
+  std::optional<RunInput> form;
+  if (auto const leading = ones(padded.begin(), padded.end()); matches_from(leading, rank))
+    form = RunInput{Form::repeat, in.numel()};
+  else if (auto const trailing = ones(std::make_reverse_iterator(padded.end()), std::make_reverse_iterator(padded.begin()));
+           matches_from(0, rank - trailing))
+    form = RunInput{Form::stretch, run.numel() / in.numel()};
+  if (form && form->unit < RunInput::min_period) return std::nullopt;
+  return form;
+}
+
 /// A run of elementwise equations of one shape, computed tile by tile.
 /// Its values are referred to as inputs (read from memory), scratch (a
 /// tile's intermediate) or outputs (written to memory, also read by later
@@ -80,12 +118,18 @@ class FusedRun {
     Shape shape;
   };
 
-  /// `inputs`: the input values' dtypes. `scratch_slots`: how many tile
+  /// An input value: its dtype, and how the run reads it.
+  struct Input {
+    DType dtype;
+    RunInput read;
+  };
+
+  /// `inputs`: the input values. `scratch_slots`: how many tile
   /// buffers the members' scratch refs use (a slot is reused once the value
   /// in it has been read for the last time). `donor[k]`: an input (donated,
   /// of output k's dtype and shape, read by no member after the one that
   /// writes output k) whose buffer output k may take, or -1.
-  FusedRun(Shape shape, std::vector<Member> const& members, std::vector<DType> inputs, std::size_t scratch_slots,
+  FusedRun(Shape shape, std::vector<Member> const& members, std::vector<Input> inputs, std::size_t scratch_slots,
            std::vector<DType> outputs, std::vector<std::int32_t> donor, std::optional<Fold> fold = std::nullopt)
       : shape_(std::move(shape)),
         inputs_(std::move(inputs)),
@@ -123,7 +167,8 @@ class FusedRun {
       out_data.push_back(data);
     }
     // Each input is read as one value (one element, or every stride 0: a
-    // broadcast scalar) or as a dense row; a strided view is copied dense.
+    // broadcast scalar) or as a dense row, whole or periodically; a strided
+    // view is copied dense.
     std::vector<AnyArray> dense;
     SmallVector<void const*, 16> in_data;
     SmallVector<std::uint8_t, 16> in_dense;
@@ -142,10 +187,18 @@ class FusedRun {
     SmallVector<void const*, 32> base(n_values, nullptr);
     SmallVector<std::int64_t, 32> steps(n_values, 1);
     SmallVector<Moving, 16> moving;
+    SmallVector<Periodic, 8> periodic;
     for (std::size_t i = 0; i < n_in; ++i) {
       base[i] = in_data[i];
+      auto const bytes = static_cast<std::int64_t>(item_size(inputs_[i].dtype));
+      auto const& read = inputs_[i].read;
       if (!in_dense[i]) steps[i] = 0;
-      else moving.push_back({static_cast<std::uint32_t>(i), static_cast<std::int64_t>(item_size(inputs_[i]))});
+      else if (read.form == RunInput::Form::whole) moving.push_back({static_cast<std::uint32_t>(i), bytes});
+      else if (read.form != RunInput::Form::one) {
+        bool const repeat = read.form == RunInput::Form::repeat;
+        steps[i] = repeat ? 1 : 0;
+        periodic.push_back({static_cast<std::uint32_t>(i), bytes, read.unit, repeat});
+      }
     }
     for (std::size_t k = 0; k < n_out; ++k) {
       base[n_in + k] = out_data[k];
@@ -177,9 +230,12 @@ class FusedRun {
       for (std::size_t k = 0; k < scratch_slots_; ++k) ptrs[n_in + n_out + k] = slots + static_cast<std::int64_t>(k) * slot_stride;
       std::span<void const* const> const values(ptrs.data(), ptrs.size());
       std::span<std::int64_t const> const value_steps(steps.data(), steps.size());
-      for (std::int64_t start = lo; start < hi; start += tile) {
-        auto const count = std::min<std::int64_t>(tile, hi - start);
+      for (std::int64_t start = lo, count = 0; start < hi; start += count) {
+        count = std::min<std::int64_t>(tile, hi - start);
+        for (auto const& p : periodic) count = std::min(count, (start / p.unit + 1) * p.unit - start);  // to the period's end
         for (auto const& m : moving) ptrs[m.value] = static_cast<char const*>(base[m.value]) + m.bytes * start;
+        for (auto const& p : periodic)
+          ptrs[p.value] = static_cast<char const*>(base[p.value]) + p.bytes * (p.repeat ? start % p.unit : start / p.unit);
         for (std::size_t k = 0; k < primitives_.size(); ++k) {
           std::span<std::uint32_t const> const operands(operands_.data() + first_operand_[k], first_operand_[k + 1] - first_operand_[k]);
           primitives_[k]->run_row(values, value_steps, operands, const_cast<void*>(ptrs[results_[k]]), count);
@@ -270,6 +326,13 @@ class FusedRun {
     std::uint32_t value;
     std::int64_t bytes;
   };
+  /// An input broadcast periodically (RunInput): in a tile, the row at
+  /// element `start % unit` (repeat) or the one value at `start / unit`.
+  struct Periodic {
+    std::uint32_t value;
+    std::int64_t bytes, unit;
+    bool repeat;
+  };
 
   /// Values are numbered inputs, then outputs, then scratch slots.
   std::uint32_t value_of(Ref r) const {
@@ -282,7 +345,7 @@ class FusedRun {
   }
 
   Shape shape_;
-  std::vector<DType> inputs_;
+  std::vector<Input> inputs_;
   std::size_t scratch_slots_;
   std::vector<DType> outputs_;
   std::vector<std::int32_t> donor_;
@@ -385,13 +448,14 @@ class Plan {
 
   /// One past the last equation of the elementwise run starting at `s`:
   /// single-output elementwise equations of one result shape whose
-  /// operands have that shape or one element.
+  /// operands have that shape, one element, or a periodic broadcast to it
+  /// (detail::run_input).
   std::size_t run_end(std::size_t s) const {
     auto const& eqs = program_.trace->equations;
     auto const fits = [&](Equation const& eq, Shape const& shape) {
       if (!eq.primitive->is_elementwise() || eq.outputs.size() != 1 || eq.outputs[0]->shape != shape) return false;
       return std::all_of(eq.inputs.begin(), eq.inputs.end(),
-                         [&](VarPtr const& v) { return v->shape == shape || v->shape.numel() == 1; });
+                         [&](VarPtr const& v) { return detail::run_input(v->shape, shape).has_value(); });
     };
     if (!fits(eqs[s], eqs[s].outputs[0]->shape)) return s;
     auto const& shape = eqs[s].outputs[0]->shape;
@@ -492,9 +556,10 @@ class Plan {
                          reduction.outputs[0]->shape};
       outputs.push_back(reduction.outputs[0]);
     }
-    std::vector<DType> input_dtypes;
-    for (auto const& v : inputs) input_dtypes.push_back(v->dtype);
-    auto run = std::make_shared<Run const>(eqs[first].outputs[0]->shape, members, std::move(input_dtypes), slots,
+    auto const& shape = eqs[first].outputs[0]->shape;
+    std::vector<Run::Input> run_inputs;
+    for (auto const& v : inputs) run_inputs.push_back({v->dtype, *detail::run_input(v->shape, shape)});
+    auto run = std::make_shared<Run const>(shape, members, std::move(run_inputs), slots,
                                            std::move(output_dtypes), std::move(donor), std::move(folded));
     add_step(nullptr, std::move(run), inputs, outputs, last - 1);
     if (last - first >= 2) fusions_.push_back({first, last, std::move(inputs), std::move(outputs)});
