@@ -361,35 +361,34 @@ class Jitted {
       typed.call->evaluate_into(*operands, *results);
       return unflatten(typed, *results);
     }
+    // A miss: trace f, optimize, cache the call.
     auto key = std::move(scratch);  // f may call jitted functions, which use the scratch key
     Flat flat(f_, std::tuple<Args...>{args...});
     auto operands = flat.argument_leaves();
-    {
-      if (config::explain_cache_misses().load()) std::cerr << explain(key, args...) << '\n';
-      std::vector<graph::Aval> avals;
-      for (auto const& a : operands) avals.push_back(graph::aval_of(a));
-      std::vector<AnyArray> closure;
-      auto program = graph::trace_program(flat, avals, closure);
-      graph::optimize(program);
-      std::shared_ptr<graph::PrimitiveBase const> call;
-      if (auto const mesh = detail::mesh_of(operands, out_sharding_)) {
-        auto inputs = operands;  // values of enclosing traces are whole on every device
-        inputs.insert(inputs.end(), closure.begin(), closure.end());
-        call = detail::partitioned_call(program, *mesh, inputs, out_sharding_);
-      } else {
-        call = std::make_shared<detail::ClosedCall const>("jit", std::move(program), donated_leaves(args...));
-      }
-      auto made = std::make_shared<Entry const>(std::move(call), flat.output());
-      if (!closure.empty()) {
-        // f read values traced by an enclosing transform: this program
-        // belongs to that trace alone, so it is used once and not cached.
-        operands.insert(operands.end(), closure.begin(), closure.end());
-        return unflatten(*made, made->call->evaluate(operands));
-      }
-      auto const entry = cache_->insert(std::move(key), std::move(made));
-      auto const& typed = static_cast<Entry const&>(*entry);
-      return unflatten(typed, typed.call->evaluate(operands));
+    if (config::explain_cache_misses().load()) std::cerr << explain(key, args...) << '\n';
+    std::vector<graph::Aval> avals;
+    for (auto const& a : operands) avals.push_back(graph::aval_of(a));
+    std::vector<AnyArray> closure;
+    auto program = graph::trace_program(flat, avals, closure);
+    graph::optimize(program);
+    std::shared_ptr<graph::PrimitiveBase const> call;
+    if (auto const mesh = detail::mesh_of(operands, out_sharding_)) {
+      auto inputs = operands;  // values of enclosing traces are whole on every device
+      inputs.insert(inputs.end(), closure.begin(), closure.end());
+      call = detail::partitioned_call(program, *mesh, inputs, out_sharding_);
+    } else {
+      call = std::make_shared<detail::ClosedCall const>("jit", std::move(program), donated_leaves(args...));
     }
+    auto made = std::make_shared<Entry const>(std::move(call), flat.output());
+    if (!closure.empty()) {
+      // f read values traced by an enclosing transform: this program
+      // belongs to that trace alone, so it is used once and not cached.
+      operands.insert(operands.end(), closure.begin(), closure.end());
+      return unflatten(*made, made->call->evaluate(operands));
+    }
+    auto const entry = cache_->insert(std::move(key), std::move(made));
+    auto const& typed = static_cast<Entry const&>(*entry);
+    return unflatten(typed, typed.call->evaluate(operands));
   }
 
   /// For each array leaf of the arguments, in order: whether it is donated.
