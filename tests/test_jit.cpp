@@ -538,6 +538,49 @@ TEST_CASE("a run reads operands broadcast along its leading or trailing dimensio
   REQUIRE_THAT(jaxcc::jit(with_short_row)(x10), AllClose(with_short_row(x10), 1e-6));
 }
 
+TEST_CASE("a run's outputs of 16 MiB and more are streamed to memory", "[jit][fusion]") {
+  // Outputs from 16 MiB up are computed into a scratch tile and copied out
+  // with streaming stores. (4100, 1030) floats is just over 16 MiB: each of
+  // the two outputs is streamed; the bias row's period cuts tiles at rows
+  // that start off a cache line, and the element count is not a whole
+  // number of SIMD batches.
+  constexpr std::size_t rows = 4100, cols = 1030;
+  auto const x = smooth({rows, cols}, 0.3, 0.2).astype<float>();
+  auto const bias = smooth({cols}, 0.5, 0.7).astype<float>();
+  auto const two_outputs = [&](Array<float> const& v) {
+    Array<float> s = jnp::sin(v);
+    Array<float> y = s * 2.0f + bias;
+    return std::pair{y, Array<float>(v * y)};
+  };
+  REQUIRE(plan_steps(two_outputs, x) == 1);
+  auto const xs = x.to_vector(), bs = bias.to_vector();
+  std::vector<float> ys(xs.size()), zs(xs.size());
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      auto const k = i * cols + j;
+      ys[k] = std::sin(xs[k]) * 2.0f + bs[j];
+      zs[k] = xs[k] * ys[k];
+    }
+  auto const [y, z] = jaxcc::jit(two_outputs)(x);
+  REQUIRE_THAT(y, AllClose(jnp::array(ys, {rows, cols}), 1e-5, 1e-6));
+  REQUIRE_THAT(z, AllClose(jnp::array(zs, {rows, cols}), 1e-5, 1e-6));
+
+  // A donated input's buffer takes the streamed output: each tile is read
+  // before its results are written over it.
+  constexpr std::int64_t n = (std::int64_t{1} << 22) + 3;
+  auto const w = jnp::linspace<float>(-2.0, 2.0, n);
+  auto const g = jnp::full<float>({n}, 0.5f);
+  float const* const w_buffer = w.data();
+  auto const sgd = jaxcc::jit([](Array<float> const& p, Array<float> const& grad) { return Array<float>(p - 0.25f * grad); },
+                              jaxcc::donate_argnums<0>);
+  auto const ws = w.to_vector();
+  auto const updated = sgd(w, g);
+  REQUIRE(updated.data() == w_buffer);
+  std::vector<float> expected(ws.size());
+  for (std::size_t i = 0; i < ws.size(); ++i) expected[i] = ws[i] - 0.25f * 0.5f;
+  REQUIRE(mismatch(updated, jnp::array(expected, {n})) == "");
+}
+
 TEST_CASE("a donated argument's buffer holds an output", "[jit][donate]") {
   auto const sgd = [](Array<float> const& w, Array<float> const& g) { return Array<float>(w - 0.5f * g); };
   auto const g = jnp::array<float>({2.f, 2.f, 2.f});
