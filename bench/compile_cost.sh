@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Compile cost of jaxcc as a user pays it: each file below is compiled and
+# linked on its own (g++ -std=c++20 -O2, one job at a time), under GNU time,
+# beside an Eigen program of similar reach built the same way in the same
+# run. Prints wall time, peak memory and the ratio to the Eigen file, and,
+# with --check, exits non-zero when a file exceeds its target by more than
+# 25% (the targets are in bench/README.md, "Compile cost").
+#
+#   bench/compile_cost.sh [--check] [--compiler g++] [--include DIR] [--repeat N]
+#
+# --include: where jaxcc's headers are (default: this checkout's include/);
+# point it at an installed prefix's include/ to measure the installed package.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+cxx=g++
+include="$root/include"
+check=0
+repeat=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --check) check=1 ;;
+    --compiler) cxx="$2"; shift ;;
+    --include) include="$2"; shift ;;
+    --repeat) repeat="$2"; shift ;;
+    *) echo "usage: $0 [--check] [--compiler CXX] [--include DIR] [--repeat N]" >&2; exit 2 ;;
+  esac
+  shift
+done
+command -v /usr/bin/time >/dev/null || { echo "GNU time (/usr/bin/time) is needed: apt-get install time" >&2; exit 2; }
+
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+flags=(-std=c++20 -O2 -fopenmp -I"$include" -I/usr/include/eigen3)
+
+# name, source, target ratio to the Eigen file (wall time)
+files=(
+  "eigen|$here/compile_cost/eigen.cpp|"
+  "empty|$here/compile_cost/empty.cpp|2"
+  "quickstart|$root/examples/quickstart.cpp|3"
+  "mlp|$here/compile_cost/mlp.cpp|6"
+)
+memory_target_kb=$((1024 * 1024))
+
+# One measurement: "seconds kilobytes" (the median wall time of --repeat runs, the largest peak).
+measure() {
+  local name="$1" source="$2" times=() peak=0
+  for ((i = 0; i < repeat; ++i)); do
+    /usr/bin/time -f "%e %M" -o "$out/$name.time" "$cxx" "${flags[@]}" "$source" -o "$out/$name" 2>"$out/$name.log" \
+      || { cat "$out/$name.log" >&2; echo "$name: compile failed" >&2; exit 1; }
+    read -r t m <"$out/$name.time"
+    times+=("$t")
+    ((m > peak)) && peak=$m
+  done
+  printf '%s %s\n' "$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((repeat + 1) / 2))p")" "$peak"
+}
+
+echo "compiler: $($cxx --version | head -1); flags: ${flags[*]}"
+printf '%-11s %9s %10s %8s %8s\n' file "wall (s)" "peak (MB)" ratio target
+failed=0
+base=""
+for entry in "${files[@]}"; do
+  IFS='|' read -r name source target <<<"$entry"
+  read -r seconds kb < <(measure "$name" "$source")
+  [ -z "$base" ] && base="$seconds"
+  ratio=$(awk -v a="$seconds" -v b="$base" 'BEGIN { printf "%.1f", a / b }')
+  printf '%-11s %9s %10d %8s %8s\n' "$name" "$seconds" $((kb / 1024)) "$ratio" "${target:+<= $target}"
+  if [ -n "$target" ]; then
+    if awk -v r="$ratio" -v t="$target" 'BEGIN { exit !(r > 1.25 * t) }'; then
+      echo "  $name: ${ratio}x the Eigen file, more than 25% over its target of ${target}x" >&2
+      failed=1
+    fi
+    if ((kb > memory_target_kb * 5 / 4)); then
+      echo "  $name: peak memory $((kb / 1024)) MB, more than 25% over 1024 MB" >&2
+      failed=1
+    fi
+  fi
+done
+if ((check && failed)); then exit 1; fi

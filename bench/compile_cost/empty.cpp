@@ -1,0 +1,4 @@
+// Compile cost: what including the whole library costs a file that uses none of it.
+#include <jaxcc/jaxcc.hpp>
+
+int main() {}
