@@ -11,7 +11,7 @@
 
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/trace.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/graph/value_ops.hpp"
 
 namespace jaxcc::graph {
 
@@ -62,10 +62,7 @@ inline Env evaluate(Trace const& trace, std::span<AnyArray const> inputs) {
 inline MaybeArray add_maybe(MaybeArray const& a, MaybeArray const& b) {
   if (!a) return b;
   if (!b) return a;
-  return a->visit([&](auto const& x) -> AnyArray {
-    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
-    return Array<T>(x + b->as<T>());
-  });
+  return values::add(*a, *b);
 }
 
 /// Forward mode: the tangent of every Var given the inputs' tangents.

@@ -185,18 +185,17 @@ class CondCall final : public graph::PrimitiveBase, public std::enable_shared_fr
   graph::Batched batch_mapped_index(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
                                     graph::AxisData const& axis) const {
     auto const last = static_cast<std::int32_t>(branches_.size()) - 1;
-    Array<std::int32_t> const index =
-        numpy::clip(mapped_at(inputs[0], dims[0], 0, axis.size).as<std::int32_t>(), std::int32_t{0}, last);
+    AnyArray const index = graph::values::clamp(mapped_at(inputs[0], dims[0], 0, axis.size), 0, last);
     std::vector<AnyArray> ops;
     for (std::size_t k = 1; k < inputs.size(); ++k) ops.push_back(mapped_at(inputs[k], dims[k], 0, axis.size));
     std::vector<graph::BatchDim> const op_dims(ops.size(), 0);
     std::vector<AnyArray> out;
     for (std::size_t b = 0; b < branches_.size(); ++b) {
-      Array<bool> const taken = index == static_cast<std::int32_t>(b);
+      Array<bool> const taken = graph::values::equals(index, static_cast<std::int64_t>(b));
       std::vector<AnyArray> guarded;
       for (auto const& x : ops)
         guarded.push_back(is_float_dtype(x.dtype())
-                              ? select_mapped(taken, x, x.visit([](auto const& a) -> AnyArray { return stop_gradient(a); }))
+                              ? select_mapped(taken, x, graph::values::stop_gradient(x))
                               : x);
       auto const branch = graph::batch_program(branches_[b], guarded, op_dims, axis);
       for (std::size_t o = 0; o < branch.values.size(); ++o) {

@@ -20,6 +20,7 @@
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/jaxpr.hpp"
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
@@ -198,16 +199,13 @@ inline std::size_t count_true(std::vector<bool> const& v) {
 
 /// x with its mapped axis at `to`; an unmapped x is broadcast to `size` there.
 inline AnyArray mapped_at(AnyArray const& x, graph::BatchDim dim, std::int64_t to, std::int64_t size) {
-  return x.visit([&](auto const& a) -> AnyArray { return dim ? move_axis(a, *dim, to) : broadcast_axis(a, size, to); });
+  return dim ? graph::values::move_axis(x, *dim, to) : graph::values::broadcast_axis(x, size, to);
 }
 
 /// Per example, on_true where pred holds, else on_false: pred is (batch,),
 /// the cases are mapped at axis 0 and share a type (JAX's _bcast_select).
 inline AnyArray select_mapped(Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) {
-  return on_true.visit([&](auto const& t) -> AnyArray {
-    using T = typename std::remove_cvref_t<decltype(t)>::value_type;
-    return Array<T>(numpy::where(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
-  });
+  return graph::values::select(pred, on_true, on_false);
 }
 
 /// A program batched, as a body (JAX's batch_jaxpr_axes): its inputs are

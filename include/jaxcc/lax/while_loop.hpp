@@ -129,7 +129,7 @@ class WhileCall final : public graph::PrimitiveBase, public std::enable_shared_f
     std::vector<graph::Aval> cond_avals = avals_of(cond_consts);
     for (auto const& c : carry) cond_avals.push_back(graph::aval_of(c));
     auto any_holds = trace_body(
-        [&](std::vector<AnyArray> const& args) { return std::vector<AnyArray>{numpy::any(predicate(args), 0)}; },
+        [&](std::vector<AnyArray> const& args) { return std::vector<AnyArray>{graph::values::any(predicate(args), 0)}; },
         cond_avals);
     // The step's inputs: cond consts, body consts, then the carry.
     std::vector<AnyArray> step_consts(cond_consts.begin(), cond_consts.end());

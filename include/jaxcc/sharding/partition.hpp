@@ -19,6 +19,7 @@
 
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
@@ -54,22 +55,21 @@ Array<T> reshard(Array<T> x, graph::Layout const& from, graph::Layout const& to)
   return slices ? primitives::device_part_p::bind(part, x) : x;
 }
 
-inline AnyArray reshard_any(AnyArray const& x, graph::Layout const& from, graph::Layout const& to) {
-  return x.visit([&](auto const& a) { return AnyArray(reshard(a, from, to)); });
-}
+/// The partitioner's operations on values (graph/value_ops.hpp); jit installs them.
+struct PartitionOps {
+  template <Element T>
+  static void fill(graph::ValueOps& ops) {
+    ops.reshard = [](AnyArray const& x, graph::Layout const& from, graph::Layout const& to) -> AnyArray {
+      return reshard(x.as<T>(), from, to);
+    };
+  }
+};
 
 /// Partial results combined over the mesh axes they are partial over.
 inline std::vector<AnyArray> completed(graph::Partitioned const& r) {
   auto values = r.values;
   for (auto& value : values)
-    for (auto const& axis : r.partial_over)
-      value = value.visit([&](auto const& a) -> AnyArray {
-        switch (r.combine) {
-          case graph::PartialCombine::max: return lax::pmax(a, axis);
-          case graph::PartialCombine::min: return lax::pmin(a, axis);
-          default: return lax::psum(a, axis);
-        }
-      });
+    for (auto const& axis : r.partial_over) value = graph::values::combine(value, axis, r.combine);
   return values;
 }
 
@@ -125,7 +125,7 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
     std::vector<std::optional<std::pair<AnyArray, graph::Layout>>> env(trace.var_count());
     for (std::size_t i = 0; i < inputs.size(); ++i) env[trace.inputs[i]->id] = {inputs[i], in_layouts[i]};
     for (auto const& c : trace.captures) env[c.var->id] = {c.value, graph::Layout::replicated(c.var->shape.size())};
-    graph::Resharder const reshard = reshard_any;
+    graph::Resharder const reshard = graph::values::reshard;
     for (auto const& eq : trace.equations) {
       std::vector<AnyArray> values;
       std::vector<graph::Layout> layouts;

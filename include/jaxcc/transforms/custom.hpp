@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
@@ -120,7 +121,7 @@ class BatchedCall final : public graph::PrimitiveBase, public std::enable_shared
       auto const& ct = r.values[k];
       auto const from = r.dims[k++];
       if (to) result[nconsts + i] = mapped_at(ct, from, *to, axis_.size);
-      else if (from) result[nconsts + i] = ct.visit([&](auto const& c) -> AnyArray { return numpy::sum(c, *from); });
+      else if (from) result[nconsts + i] = graph::values::sum_axis(ct, *from);
       else result[nconsts + i] = ct;
     }
     return result;

@@ -327,7 +327,11 @@ template <class F, class Statics = static_argnums_t<>, class Donated = donate_ar
 class Jitted {
  public:
   explicit Jitted(F f, std::optional<NamedSharding> out_sharding = std::nullopt)
-      : f_(std::move(f)), out_sharding_(std::move(out_sharding)), cache_(std::make_shared<detail::JitCache>()) {}
+      : f_(std::move(f)), out_sharding_(std::move(out_sharding)), cache_(std::make_shared<detail::JitCache>()) {
+    // A call on sharded arguments is partitioned into a shard_map.
+    graph::install_value_ops<detail::ShardMapOps>();
+    graph::install_value_ops<detail::PartitionOps>();
+  }
 
   template <class... Args>
   auto operator()(Args const&... args) const {

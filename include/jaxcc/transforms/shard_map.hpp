@@ -28,6 +28,7 @@
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/sharding/mesh_context.hpp"
@@ -166,6 +167,26 @@ inline graph::Program trace_on_mesh(graph::FlatFunction const& fn, Mesh const& m
 
 /// The shard_map equation: the per-device program, the mesh and a spec per
 /// input and per output array.
+/// shard_map's operations on values (graph/value_ops.hpp): zero tangents and
+/// cotangents, cotangents scaled and summed over the devices that share a
+/// part. The partitioner combines partial results with `combine` too.
+struct ShardMapOps {
+  template <Element T>
+  static void fill(graph::ValueOps& ops) {
+    ops.zeros = [](Shape const& shape) -> AnyArray { return numpy::zeros<T>(shape); };
+    ops.combine = [](AnyArray const& x, std::string const& axis, graph::PartialCombine how) -> AnyArray {
+      switch (how) {
+        case graph::PartialCombine::max: return lax::pmax(x.as<T>(), axis);
+        case graph::PartialCombine::min: return lax::pmin(x.as<T>(), axis);
+        case graph::PartialCombine::sum: break;
+      }
+      return lax::psum(x.as<T>(), axis);
+    };
+    if constexpr (is_float<T>)
+      ops.scale = [](AnyArray const& x, double factor) -> AnyArray { return Array<T>(x.as<T>() * static_cast<T>(factor)); };
+  }
+};
+
 class ShardMapCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ShardMapCall> {
  public:
   ShardMapCall(graph::Program program, Mesh mesh, std::vector<P> in_specs, std::vector<P> out_specs)
@@ -368,15 +389,10 @@ class ShardMapCall final : public graph::PrimitiveBase, public std::enable_share
       if (!s.spec_uses(mesh_.axis_names()[a])) k *= mesh_.device_shape()[a];
     return k;
   }
-  static AnyArray zeros_of(graph::Aval const& aval) {
-    return with_element_type(aval.dtype, [&]<class T>(std::type_identity<T>) { return AnyArray(numpy::zeros<T>(aval.shape)); });
-  }
-  static AnyArray scaled(AnyArray const& x, double factor) {
-    if (factor == 1.0) return x;
-    return x.visit([&]<class T>(Array<T> const& a) { return AnyArray(Array<T>(a * static_cast<T>(factor))); });
-  }
+  static AnyArray zeros_of(graph::Aval const& aval) { return graph::values::zeros(aval.dtype, aval.shape); }
+  static AnyArray scaled(AnyArray const& x, double factor) { return factor == 1.0 ? x : graph::values::scale(x, factor); }
   static AnyArray summed_over(AnyArray const& x, std::string const& axis) {
-    return x.visit([&](auto const& a) { return AnyArray(lax::psum(a, axis)); });
+    return graph::values::combine(x, axis, graph::PartialCombine::sum);
   }
   /// A shard_map of `body` traced on these per-device avals, applied.
   std::vector<AnyArray> call_of(graph::FlatFunction const& body, std::span<graph::Aval const> avals,
@@ -480,7 +496,9 @@ template <class F>
 class ShardMapped {
  public:
   ShardMapped(F f, std::optional<Mesh> mesh, std::optional<std::vector<P>> in, std::vector<P> out, bool check)
-      : f_(std::move(f)), mesh_(std::move(mesh)), in_(std::move(in)), out_(std::move(out)), check_(check) {}
+      : f_(std::move(f)), mesh_(std::move(mesh)), in_(std::move(in)), out_(std::move(out)), check_(check) {
+    graph::install_value_ops<ShardMapOps>();
+  }
 
   template <class... Args>
   auto operator()(Args const&... args) const {

@@ -16,12 +16,23 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
+#include "jaxcc/graph/value_ops.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/tree/flatten.hpp"
 #include "jaxcc/tree/map.hpp"
 #include "jaxcc/tree/reduce.hpp"
 
 namespace jaxcc::detail {
+
+/// Reverse mode's operation on values (graph/value_ops.hpp): cotangents
+/// are summed where a value is read twice.
+struct ReverseOps {
+  template <Element T>
+  static void fill(graph::ValueOps& ops) {
+    ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray { return Array<T>(a.as<T>() + b.as<T>()); };
+  }
+};
 
 /// `arg` with every Array leaf replaced by a new input of `trace`; scalar
 /// leaves stay as they are (constants, like static values).
@@ -99,7 +110,9 @@ class FlatCall {
  public:
   using Out = decltype(materialized(std::declval<F const&>()(std::declval<Args const&>()...)));
 
-  FlatCall(F f, std::tuple<Args...> args) : f_(std::move(f)), args_(std::move(args)), out_(std::make_shared<std::optional<Out>>()) {}
+  FlatCall(F f, std::tuple<Args...> args) : f_(std::move(f)), args_(std::move(args)), out_(std::make_shared<std::optional<Out>>()) {
+    graph::install_value_ops<ReverseOps>();
+  }
 
   std::vector<AnyArray> operator()(std::vector<AnyArray> const& leaves) const {
     std::size_t next = 0;
@@ -145,6 +158,7 @@ struct TracedCall {
 /// Run f with the arguments at positions `Diff` traced; the others as given.
 template <std::size_t... Diff, class F, class... Args>
 auto trace_call(std::index_sequence<Diff...>, F const& f, Args const&... args) {
+  graph::install_value_ops<ReverseOps>();
   auto trace = std::make_unique<graph::Trace>();
   auto call = [&] {
     graph::ScopedTrace scope(*trace);

@@ -26,7 +26,11 @@
 #include "jaxcc/core/none.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/graph/value_ops.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 #include "jaxcc/tree/map.hpp"
@@ -225,6 +229,36 @@ inline std::int64_t mapped_axis_size(std::vector<SpecifiedLeaf>& leaves, std::op
   return counts.empty() ? *axis_size : counts[0].first;
 }
 
+/// Batching's operations on values (graph/value_ops.hpp), for the batching
+/// rules of control flow and custom rules and for vmap's outputs.
+struct BatchingOps {
+  template <Element T>
+  static void fill(graph::ValueOps& ops) {
+    ops.move_axis = [](AnyArray const& x, std::int64_t from, std::int64_t to) -> AnyArray {
+      return detail::move_axis(x.as<T>(), from, to);
+    };
+    ops.broadcast_axis = [](AnyArray const& x, std::int64_t size, std::int64_t at) -> AnyArray {
+      return detail::broadcast_axis(x.as<T>(), size, at);
+    };
+    ops.select = [](Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) -> AnyArray {
+      auto const& t = on_true.as<T>();
+      return Array<T>(numpy::where(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
+    };
+    if constexpr (is_float<T>) {
+      ops.stop_gradient = [](AnyArray const& x) -> AnyArray { return jaxcc::stop_gradient(x.as<T>()); };
+      ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::sum(x.as<T>(), axis); };
+    }
+    if constexpr (std::same_as<T, std::int32_t>) {
+      ops.clamp = [](AnyArray const& x, std::int64_t lo, std::int64_t hi) -> AnyArray {
+        return Array<T>(numpy::clip(x.as<T>(), static_cast<T>(lo), static_cast<T>(hi)));
+      };
+      ops.equals = [](AnyArray const& x, std::int64_t value) { return Array<bool>(x.as<T>() == static_cast<T>(value)); };
+    }
+    if constexpr (std::same_as<T, bool>)
+      ops.any = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::any(x.as<T>(), axis); };
+  }
+};
+
 /// A batched output moved to where out_axes wants its mapped axis (JAX's
 /// matchaxis): an unmapped output is broadcast, a mapped one with out_axes
 /// none is an error.
@@ -239,7 +273,7 @@ inline AnyArray match_out_axis(AnyArray const& x, graph::BatchDim src, std::opti
   }
   auto const rank = x.ndim() + (src ? 0 : 1);
   auto const d = normalize_axis(*dst, rank, "vmap out_axes");
-  return x.visit([&](auto const& a) -> AnyArray { return src ? move_axis(a, *src, d) : broadcast_axis(a, axis.size, d); });
+  return src ? graph::values::move_axis(x, *src, d) : graph::values::broadcast_axis(x, axis.size, d);
 }
 
 template <class F, class InAxes, class OutAxes>
@@ -250,6 +284,7 @@ class Vmapped {
 
   template <class... Args>
   auto operator()(Args const&... args) const {
+    graph::install_value_ops<BatchingOps>();
     auto const specs = per_argument_specs<sizeof...(Args)>(in_.specs);
     auto leaves = specified_leaves("vmap in_axes", "args", specs, std::tuple<Args const&...>(args...));
     graph::AxisData const axis{mapped_axis_size(leaves, size_), name_};
