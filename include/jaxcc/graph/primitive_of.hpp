@@ -148,6 +148,31 @@ void append_cotangent(C const& c, std::size_t count, std::vector<graph::MaybeArr
   }
 }
 
+/// Whether primitive P declares a member named `rule`, whatever its
+/// signature: the name is then ambiguous between P and a base that has a
+/// member of that name, so taking its address fails.
+#define JAXCC_DECLARES_RULE(rule)                                   \
+  struct rule##_name {                                              \
+    int rule;                                                       \
+  };                                                                \
+  template <class P>                                                \
+  struct with_##rule##_name : P, rule##_name {};                    \
+  template <class P>                                                \
+  concept declares_##rule = !requires { &with_##rule##_name<P>::rule; };
+JAXCC_DECLARES_RULE(jvp)
+JAXCC_DECLARES_RULE(vjp)
+JAXCC_DECLARES_RULE(expand)
+JAXCC_DECLARES_RULE(batch)
+JAXCC_DECLARES_RULE(partition)
+JAXCC_DECLARES_RULE(run_row)
+JAXCC_DECLARES_RULE(row_fold)
+JAXCC_DECLARES_RULE(forwarded_operand)
+JAXCC_DECLARES_RULE(is_identity)
+JAXCC_DECLARES_RULE(params_string)
+JAXCC_DECLARES_RULE(axis_variance)
+JAXCC_DECLARES_RULE(binds_axis)
+#undef JAXCC_DECLARES_RULE
+
 template <class T>
 struct is_tuple : std::false_type {};
 template <class... T>
@@ -163,7 +188,9 @@ class PrimitiveOf final : public PrimitiveBase {
   using Params = typename P::Params;
 
   PrimitiveOf(Params params, std::array<std::size_t, sizeof...(Operands)> counts)
-      : params_(std::move(params)), counts_(counts) {}
+      : params_(std::move(params)), counts_(counts) {
+    check_rules();
+  }
 
   std::string_view name() const override {
     if constexpr (requires { P::display_name(params_); }) return P::display_name(params_);
@@ -366,6 +393,46 @@ class PrimitiveOf final : public PrimitiveBase {
       }));
     }
     return rebuild(filled);
+  }
+
+  /// A rule declared with a signature its caller does not match would be
+  /// silently ignored (and fail at run time as "not implemented"): these
+  /// stop the build instead, in the instantiation that names the primitive.
+  static constexpr void check_rules() {
+    static_assert(!detail::declares_jvp<P> || has_jvp() || has_expand(),
+                  "jaxcc: this primitive's `jvp` rule does not match jvp(params, out, primals..., tangents...) for "
+                  "these operands (see graph/primitive_of.hpp)");
+    static_assert(!detail::declares_vjp<P> || has_vjp() || has_expand(),
+                  "jaxcc: this primitive's `vjp` rule does not match vjp(params, [wanted,] ct, out, primals...) for "
+                  "these operands (see graph/primitive_of.hpp)");
+    static_assert(!detail::declares_expand<P> || has_expand() || has_jvp(),
+                  "jaxcc: this primitive's `expand` rule does not match expand(params, operands...) for these operands");
+    static_assert(!detail::declares_batch<P> || has_batch(),
+                  "jaxcc: this primitive's `batch` rule does not match batch(params, axis, dims, operands...) for these "
+                  "operands (see graph/primitive_of.hpp)");
+    static_assert(!detail::declares_partition<P> ||
+                      requires(Params const& p, std::span<Layout const> l, Resharder const& r, Operands const&... ops) {
+                        P::partition(p, l, r, ops...);
+                      },
+                  "jaxcc: this primitive's `partition` rule does not match partition(params, layouts, reshard, "
+                  "operands...) for these operands (see graph/primitive_of.hpp)");
+    static_assert(!detail::declares_run_row<P> || has_run_row(),
+                  "jaxcc: this primitive's `run_row` rule does not match run_row(params, values, steps, operands, out, "
+                  "count)");
+    static_assert(!detail::declares_row_fold<P> ||
+                      requires(Params const& p, Shape const& s) { P::template row_fold<out_element>(p, s); },
+                  "jaxcc: this primitive's `row_fold` rule does not match row_fold<T>(params, operand_shape)");
+    static_assert(!detail::declares_forwarded_operand<P> ||
+                      requires(Params const& p, std::span<std::optional<double> const> u) { P::forwarded_operand(p, u); },
+                  "jaxcc: this primitive's `forwarded_operand` rule does not match forwarded_operand(params, uniform)");
+    static_assert(!detail::declares_is_identity<P> || requires(Params const& p, Shape const& s) { P::is_identity(p, s); },
+                  "jaxcc: this primitive's `is_identity` rule does not match is_identity(params, operand_shape)");
+    static_assert(!detail::declares_params_string<P> || requires(Params const& p) { P::params_string(p); },
+                  "jaxcc: this primitive's `params_string` rule does not match params_string(params)");
+    static_assert(!detail::declares_axis_variance<P> || requires(Params const& p) { P::axis_variance(p); },
+                  "jaxcc: this primitive's `axis_variance` rule does not match axis_variance(params)");
+    static_assert(!detail::declares_binds_axis<P> || requires(Params const& p, std::string_view n) { P::binds_axis(p, n); },
+                  "jaxcc: this primitive's `binds_axis` rule does not match binds_axis(params, axis_name)");
   }
 
   Params params_;
