@@ -9,13 +9,21 @@
 #include "jaxcc/fusion/loop.hpp"
 #include "jaxcc/primitives/bind.hpp"
 
+// fused_primitive.hpp may be mid-way through its own includes when this
+// header is reached through them; the region primitive is needed only where
+// these templates are instantiated.
+namespace jaxcc::primitives {
+template <class E, bool Derived>
+struct fused_p;
+}
+
 namespace jaxcc::fusion {
 
 template <class Op, class... Args>
 Expr<Op, Args...>::operator Array<value_type>() const {
   if (!any_leaf_traced(*this)) return evaluate_concrete(*this);
   return std::apply(
-      [&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<Expr>>({*this}, leaves...); },
+      [&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<Expr, false>>({*this}, leaves...); },
       leaves_of(*this));
 }
 
