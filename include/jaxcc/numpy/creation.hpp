@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/creation.hpp"
 #include "jaxcc/fusion/expr.hpp"
 
 namespace jaxcc::detail {
@@ -51,9 +52,7 @@ namespace jaxcc::numpy {
 /// A rank-0 array holding `value`.
 template <Element T>
 Array<T> array(T value) {
-  auto [out, data] = detail::allocate<T>(Shape{});
-  data[0] = value;
-  return out;
+  return detail::rank0_array(value);
 }
 /// An array from (nested) initializer lists: `array({{1.f, 2.f}, {3.f, 4.f}})`.
 template <Element T>
@@ -75,14 +74,7 @@ Array<T> array(std::initializer_list<std::initializer_list<std::initializer_list
 /// An array of `shape` from row-major `values`.
 template <Element T>
 Array<T> array(std::vector<T> const& values, Shape shape) {
-  if (static_cast<std::int64_t>(values.size()) != shape.numel()) {
-    std::ostringstream os;
-    os << "array: " << values.size() << " values cannot fill shape " << shape << " (size " << shape.numel() << ")";
-    throw Error(os.str());
-  }
-  auto [out, data] = detail::allocate<T>(std::move(shape));
-  std::copy(values.begin(), values.end(), data);
-  return out;
+  return detail::array_of(values, std::move(shape));
 }
 /// An ArrayLike as an Array (numpy's asarray).
 template <ArrayLike A>
@@ -92,11 +84,7 @@ Array<value_type_t<A>> asarray(A const& a) {
 
 template <Element T, Scalar S>
 Array<T> full(Shape shape, S value) {
-  for (auto d : shape)
-    if (d < 0) throw Error("full: negative dimensions are not allowed, got shape " + to_string(shape));
-  auto [out, data] = detail::allocate<T>(std::move(shape));
-  std::fill(data, data + out.size(), static_cast<T>(value));
-  return out;
+  return detail::filled<T>(std::move(shape), value);
 }
 template <Element T>
 Array<T> zeros(Shape shape) {

@@ -19,16 +19,19 @@
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/creation.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/graph/batch.hpp"
-#include "jaxcc/numpy/creation.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
-#include "jaxcc/numpy/indexing.hpp"
-#include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
+#include "jaxcc/primitives/concatenate.hpp"
+#include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/reshape.hpp"
+#include "jaxcc/primitives/slice.hpp"
+#include "jaxcc/primitives/squeeze.hpp"
 #include "jaxcc/sharding/spmd.hpp"
 
 namespace jaxcc::detail {
@@ -180,8 +183,9 @@ struct all_gather_p {
   template <Element T>
   static Array<T> impl(Params const& p, Shape const&, Array<T> const& x) {
     return detail::exchange_over(name, p.axis_name, x, [&](std::span<Array<T> const> operands, std::size_t) {
-      std::vector<Array<T>> all(operands.begin(), operands.end());
-      return p.tiled ? numpy::concatenate(all, p.axis) : numpy::stack(all, p.axis);
+      std::vector<Array<T>> all;
+      for (auto const& op : operands) all.push_back(p.tiled ? op : lax::expand_dims(op, {p.axis}));
+      return lax::concatenate(all, p.axis);
     });
   }
   template <Element T>
@@ -260,7 +264,7 @@ struct psum_scatter_p {
       auto const count = static_cast<std::int64_t>(operands.size());
       std::vector<Array<T>> parts;
       for (auto const& op : operands) parts.push_back(detail::chunk_of(op, p.scatter_dimension, static_cast<std::int64_t>(me), count));
-      return numpy::reshape(detail::sum_of<T>(parts), out_shape);
+      return lax::reshape(detail::sum_of<T>(parts), out_shape);
     });
   }
   template <Element T>
@@ -355,7 +359,7 @@ struct ppermute_p {
   static Array<T> impl(Params const& p, Shape const&, Array<T> const& x) {
     return detail::exchange_over(name, p.axis_name, x, [&](std::span<Array<T> const> operands, std::size_t me) {
       auto const from = source_of(p, static_cast<std::int64_t>(me));
-      return from ? operands[static_cast<std::size_t>(*from)] : numpy::zeros<T>(x.shape());
+      return from ? operands[static_cast<std::size_t>(*from)] : detail::filled<T>(x.shape(), 0);
     });
   }
   template <Element T>
@@ -388,7 +392,7 @@ struct ppermute_p {
     std::vector<std::int32_t> sources;
     for (std::int64_t i = 0; i < axis.size; ++i)
       sources.push_back(static_cast<std::int32_t>(source_of(p, i).value_or(axis.size)));
-    return {numpy::take(mapped, numpy::array(sources, Shape{axis.size}), 0, "fill", 0.0), 0};
+    return {detail::bind<gather_p>({0, gather_p::Mode::fill, 0.0}, mapped, detail::array_of(sources, Shape{axis.size})), 0};
   }
 };
 
@@ -424,7 +428,7 @@ struct all_to_all_p {
       auto const count = static_cast<std::int64_t>(operands.size());
       std::vector<Array<T>> parts;
       for (auto const& op : operands) parts.push_back(detail::chunk_of(op, p.split_axis, static_cast<std::int64_t>(me), count));
-      return numpy::concatenate(parts, p.concat_axis);
+      return lax::concatenate(parts, p.concat_axis);
     });
   }
   template <Element T>
@@ -491,7 +495,7 @@ struct axis_index_p {
   }
   static Array<std::int32_t> impl(Params const& p, Shape const&) {
     auto const& context = detail::spmd_for(name, p.axis_name);
-    return numpy::array(static_cast<std::int32_t>(detail::spmd_group(context, p.axis_name).me));
+    return detail::rank0_array(static_cast<std::int32_t>(detail::spmd_group(context, p.axis_name).me));
   }
   static Array<std::int32_t> bind(Params const& p) {
     detail::axis_size(p.axis_name);
@@ -506,7 +510,7 @@ struct axis_index_p {
   static std::pair<Array<std::int32_t>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
                                                               std::span<graph::BatchDim const>) {
     if (p.axis_name != axis.name) return {bind(p), graph::not_mapped};
-    return {numpy::arange<std::int32_t>(axis.size), 0};
+    return {detail::iota<std::int32_t>(axis.size), 0};
   }
 };
 
@@ -571,13 +575,13 @@ struct device_part_p {
   static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
     std::vector<Array<std::int32_t>> starts;
     for (std::size_t d = 0; d < p.dims.size(); ++d) {
-      Array<std::int32_t> part = numpy::array(std::int32_t{0});
+      Array<std::int32_t> part = detail::rank0_array(std::int32_t{0});
       for (auto const& axis : p.dims[d])
         part = Array<std::int32_t>(part * static_cast<std::int32_t>(graph::find_axis(axis).size) +
                                    axis_index_p::bind({axis}));
       starts.push_back(Array<std::int32_t>(part * static_cast<std::int32_t>(ct.shape()[d])));
     }
-    return lax::dynamic_update_slice(numpy::zeros<T>(x.shape()), ct, starts);
+    return detail::bind<dynamic_update_slice_p>({}, detail::filled<T>(x.shape(), 0), ct, starts);
   }
 };
 
@@ -651,9 +655,9 @@ Array<value_type_t<A>> all_to_all(A const& x, std::string const& axis_name, std:
   // As JAX: a new axis at concat_axis, a tiled exchange, the split axis dropped.
   if (split < concat) ++concat;
   else if (concat < split) ++split;
-  if (split != concat) a = numpy::expand_dims(a, concat);
+  if (split != concat) a = lax::expand_dims(a, {concat});
   auto out = primitives::all_to_all_p::bind({axis_name, split, concat}, a);
-  return split == concat ? out : numpy::squeeze(out, split);
+  return split == concat ? out : lax::squeeze(out, {split});
 }
 /// lax.axis_index: this element's index along the named axis (int32).
 inline Array<std::int32_t> axis_index(std::string const& axis_name) { return primitives::axis_index_p::bind({axis_name}); }

@@ -20,7 +20,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"

@@ -24,13 +24,13 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
-#include "jaxcc/numpy/creation.hpp"
+#include "jaxcc/core/creation.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/slice.hpp"
 
 namespace jaxcc::primitives {
 
-// The VJP's reduction. It and the arithmetic (numpy/elementwise.hpp) are
+// The VJP's reduction. It and the arithmetic (fusion/operators.hpp) are
 // included at the end: pad is reached from slice.hpp, which the reductions'
 // own rules may include.
 struct reduce_sum_p;
@@ -178,7 +178,7 @@ Array<value_type_t<A>> pad(A const& operand, V const& padding_value,
 
 }  // namespace jaxcc::lax
 
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 
@@ -201,7 +201,7 @@ std::pair<Array<T>, graph::BatchDim> pad_p::batch(Params const& p, graph::AxisDa
   if (dims[0]) q.padding_config.insert(q.padding_config.begin(), std::array<std::int64_t, 3>{0, 0, 0});
   auto const padded = detail::bind<pad_p>(q, operand, detail::zeros_view<T>(Shape{}));
   Shape const example(operand.shape().begin() + (dims[0] ? 1 : 0), operand.shape().end());
-  auto const is_padding = detail::bind<pad_p>(p, detail::zeros_view<bool>(example), numpy::array(true));
+  auto const is_padding = detail::bind<pad_p>(p, detail::zeros_view<bool>(example), detail::rank0_array(true));
   auto const value = detail::batched_for_broadcast(padding_value, dims[1], example.rank());
   return {Array<T>(fusion::make_expr<select_p>(is_padding, value, padded)), 0};
 }

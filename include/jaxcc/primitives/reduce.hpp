@@ -29,7 +29,7 @@
 
 #include "jaxcc/bits/reduce_kernel.hpp"
 #include "jaxcc/core/array.hpp"
-#include "jaxcc/numpy/creation.hpp"
+#include "jaxcc/core/creation.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
@@ -165,7 +165,7 @@ struct Reduction {
 }  // namespace jaxcc::detail
 
 // The rules bind these by name only: their headers reach back to this one
-// through numpy/elementwise.hpp, so when one of them is included first it is
+// through fusion/operators.hpp, so when one of them is included first it is
 // still incomplete here.
 namespace jaxcc::primitives {
 struct broadcast_in_dim_p;
@@ -277,7 +277,7 @@ Halves<T> halves(Array<T> const& rows, T fill) {
   if (padded) {
     std::vector<std::array<std::int64_t, 3>> config(rows.shape().size(), {0, 0, 0});  // (lo, hi, interior)
     config[0] = {0, 1, 0};
-    second = bind<primitives::pad_p>({std::move(config)}, second, numpy::array(fill));
+    second = bind<primitives::pad_p>({std::move(config)}, second, detail::rank0_array(fill));
   }
   return {std::move(first), std::move(second), padded};
 }

@@ -23,7 +23,7 @@
 
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/array.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/gather.hpp"
@@ -261,8 +261,11 @@ struct scatter_p {
     auto const target = window(p, out);
     Array<bool> const won = u == target;                // JAX's successful_updates
     Array<bool> const kept = window(p, x) == target;    // JAX's retained_values
-    return {numpy::where(kept, numpy::where(won, T(0.5), T(1)), T(0)),
-            numpy::where(won, numpy::where(kept, T(0.5), T(1)), T(0))};
+    // mine ? (other ? 1/2 : 1) : 0
+    auto const share = [](Array<bool> const& mine, Array<bool> const& other) {
+      return Array<T>(ex<select_p>(mine, ex<select_p>(other, ScalarLeaf<T>{T(0.5)}, ScalarLeaf<T>{T(1)}), ScalarLeaf<T>{T(0)}));
+    };
+    return {share(kept, won), share(won, kept)};
   }
 };
 

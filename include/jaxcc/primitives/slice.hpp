@@ -32,7 +32,7 @@
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
-#include "jaxcc/numpy/creation.hpp"
+#include "jaxcc/core/creation.hpp"
 #include "jaxcc/primitives/bind.hpp"
 
 namespace jaxcc {
@@ -309,10 +309,10 @@ struct dynamic_update_slice_p {
 
 #include "jaxcc/primitives/pad.hpp"
 // What the batching rules below use; these headers include this one. (Not
-// gather.hpp: scatter.hpp, which it includes, needs numpy::where while this
+// gather.hpp: scatter.hpp, which it includes, needs the operators while this
 // header is being read on the way to it. lax/slicing.hpp, which binds these
 // primitives, is where gather_p must be complete.)
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 
 namespace jaxcc::detail {
@@ -341,7 +341,7 @@ template <Element P>
 Array<P> iota_along(std::int64_t n, std::int64_t axis, std::int64_t rank) {
   Shape shape(static_cast<std::size_t>(rank), 1);
   shape[static_cast<std::size_t>(axis)] = n;
-  return numpy::arange<P>(n).reshape(shape);
+  return detail::iota<P>(n).reshape(shape);
 }
 
 /// x's elements in row-major order at `positions` (all in range).
@@ -363,7 +363,7 @@ std::pair<Array<T>, BatchDim> dynamic_slice_by_gather(Shape const& sizes, std::i
   auto const rank = shape.rank();
   // Where each example's window starts, and each window element's offset.
   Array<P> first = zeros_view<P>(Shape{});
-  if (dims[0]) first = numpy::arange<P>(batch) * static_cast<P>(shape.numel());
+  if (dims[0]) first = detail::iota<P>(batch) * static_cast<P>(shape.numel());
   Array<P> offset = zeros_view<P>(Shape{});
   for (std::size_t d = 0; d < shape.size(); ++d) {
     auto const start = clamp_between<P>(starts[d].template astype<P>(), 0, shape[d] - sizes[d]);
@@ -392,7 +392,7 @@ std::pair<Array<T>, BatchDim> dynamic_update_slice_by_gather(std::int64_t batch,
   // far outside its window it lies (0 inside).
   Array<P> position = zeros_view<P>(Shape{});
   if (dims[1])
-    position = batched_for_broadcast(Array<P>(numpy::arange<P>(batch) * static_cast<P>(window.numel())), 0, rank);
+    position = batched_for_broadcast(Array<P>(detail::iota<P>(batch) * static_cast<P>(window.numel())), 0, rank);
   Array<P> outside = zeros_view<P>(Shape{});
   for (std::size_t d = 0; d < shape.size(); ++d) {
     Array<P> const start = clamp_between<P>(starts[d].template astype<P>(), 0, shape[d] - window[d]);

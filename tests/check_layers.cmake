@@ -1,0 +1,25 @@
+# The layers of include/jaxcc (docs/architecture.md, "Layers"): the lower ones
+# never include the API layers above them. Run as
+#   cmake -DINCLUDE_DIR=<include> -P check_layers.cmake
+# and fails naming each include that crosses a layer downwards.
+set(lower core bits fusion graph primitives)
+set(upper numpy lax transforms nn)
+set(violations "")
+foreach(layer ${lower})
+  file(GLOB_RECURSE headers ${INCLUDE_DIR}/jaxcc/${layer}/*.hpp)
+  foreach(header ${headers})
+    file(STRINGS ${header} includes REGEX "^#include \"jaxcc/")
+    foreach(line ${includes})
+      foreach(api ${upper})
+        if(line MATCHES "\"jaxcc/${api}/")
+          file(RELATIVE_PATH name ${INCLUDE_DIR} ${header})
+          string(APPEND violations "\n  ${name}: ${line}")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  message(FATAL_ERROR "headers of the lower layers (${lower}) include the API layers (${upper}):${violations}")
+endif()
+message(STATUS "no lower layer includes an API layer")
