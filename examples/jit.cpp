@@ -1,5 +1,5 @@
 // jit: trace once per signature, optimize, replay a cached plan.
-// The seed's per-example gradients (../shared/seeds/001), jitted; a static
+// The vmap tutorial's per-example gradients, jitted; a static
 // argument driving C++ control flow; and what the optimized program looks
 // like (make_jaxpr of the jitted function).
 #include <iostream>

@@ -1,4 +1,4 @@
-// The sharding tutorial's code (../shared/seeds: jax.sharding and Mesh, and
+// JAX's sharding tutorial in C++ (jax.sharding and Mesh, and
 // the pmap -> shard_map migration) in C++, on 8 virtual devices, as JAX's
 // tutorials force 8 host devices. Run as is, or with JAXCC_NUM_DEVICES set.
 #include <jaxcc/jaxcc.hpp>

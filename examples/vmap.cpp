@@ -1,5 +1,5 @@
 // Automatic batching: the two examples of the vmap tutorial
-// (../shared/seeds/001), then in_axes/out_axes and a collective.
+// (predict(w, b, x) and its per-example gradients), then in_axes/out_axes and a collective.
 // A function written for ONE example is traced once and rewritten, primitive
 // by primitive, into one batched program: no loop over the batch.
 #include <iostream>

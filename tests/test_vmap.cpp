@@ -25,7 +25,7 @@ using jaxcc_test::message_of;
 
 namespace {
 
-// ../shared/seeds/001: predict((w, b), x) = w·x + b and its squared loss.
+// JAX's vmap tutorial: predict((w, b), x) = w·x + b and its squared loss.
 Array<float> const w = jnp::array<float>({{1, 2}, {3, 4}});
 Array<float> const b = jnp::array<float>({0.5f, -0.5f});
 Array<float> const xs = jnp::array<float>({{1, 1}, {2, 0}, {0, 3}});
