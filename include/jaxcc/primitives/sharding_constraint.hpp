@@ -59,6 +59,7 @@ namespace jaxcc::lax {
 /// x, laid out as `sharding` (inside a sharded jit: resharded there).
 template <ArrayLike A>
 Array<value_type_t<A>> with_sharding_constraint(A const& x, NamedSharding const& sharding) {
+  graph::install_value_ops<detail::SpmdOps>();  // the partitioner reshards here (sharding/bits/spmd_ops.hpp)
   return detail::bind<primitives::sharding_constraint_p>({sharding}, as_array(x));
 }
 

@@ -22,6 +22,7 @@
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/collectives.hpp"
+#include "jaxcc/sharding/bits/spmd_ops.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/transforms/shard_map.hpp"
 
@@ -35,35 +36,6 @@ inline P spec_of(graph::Layout const& layout) {
   while (!entries.empty() && entries.back().names.empty()) entries.pop_back();
   return P::from_entries(std::move(entries));
 }
-
-/// `x`, this device's part of a value laid out as `from`, laid out as `to`.
-template <Element T>
-Array<T> reshard(Array<T> x, graph::Layout const& from, graph::Layout const& to) {
-  if (from == to) return x;
-  auto const rank = from.dims.size();
-  for (std::size_t d = 0; d < rank; ++d)
-    if (!from.dims[d].empty() && from.dims[d] != to.dims[d])
-      for (auto axis = from.dims[d].rbegin(); axis != from.dims[d].rend(); ++axis)
-        x = lax::all_gather(x, *axis, static_cast<std::int64_t>(d), true);
-  primitives::device_part_p::Params part{std::vector<std::vector<std::string>>(rank)};
-  bool slices = false;
-  for (std::size_t d = 0; d < rank; ++d)
-    if (!to.dims[d].empty() && from.dims[d] != to.dims[d]) {
-      part.dims[d] = to.dims[d];
-      slices = true;
-    }
-  return slices ? primitives::device_part_p::bind(part, x) : x;
-}
-
-/// The partitioner's operations on values (graph/value_ops.hpp); jit installs them.
-struct PartitionOps {
-  template <Element T>
-  static void fill(graph::ValueOps& ops) {
-    ops.reshard = [](AnyArray const& x, graph::Layout const& from, graph::Layout const& to) -> AnyArray {
-      return reshard(x.as<T>(), from, to);
-    };
-  }
-};
 
 /// Partial results combined over the mesh axes they are partial over.
 inline std::vector<AnyArray> completed(graph::Partitioned const& r) {

@@ -21,6 +21,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/sharding/bits/device_threads.hpp"
+#include "jaxcc/sharding/bits/spmd_ops.hpp"
 #include "jaxcc/sharding/mesh_context.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/visualize.hpp"
@@ -119,6 +120,7 @@ Array<T> device_put(Array<T> const& x, NamedSharding const& sharding) {
     throw Error("device_put: cannot place a traced array of shape " + to_string(x.shape()) +
                 " on devices; call it on concrete arrays, outside the transform");
   if (auto const& own = detail::ArrayAccess::impl(x).sharding; own && *own == sharding) return x;
+  graph::install_value_ops<detail::SpmdOps>();  // what jit needs for sharded arrays (sharding/bits/spmd_ops.hpp)
   return detail::make_sharded<T>(x.shape(), sharding, [&](std::size_t, T* out, detail::PartRanges const& ranges) {
     detail::write_part(detail::part_view(x, ranges), out, x.shape(), ranges);
   });

@@ -327,11 +327,7 @@ template <class F, class Statics = static_argnums_t<>, class Donated = donate_ar
 class Jitted {
  public:
   explicit Jitted(F f, std::optional<NamedSharding> out_sharding = std::nullopt)
-      : f_(std::move(f)), out_sharding_(std::move(out_sharding)), cache_(std::make_shared<detail::JitCache>()) {
-    // A call on sharded arguments is partitioned into a shard_map.
-    graph::install_value_ops<detail::ShardMapOps>();
-    graph::install_value_ops<detail::PartitionOps>();
-  }
+      : f_(std::move(f)), out_sharding_(std::move(out_sharding)), cache_(std::make_shared<detail::JitCache>()) {}
 
   template <class... Args>
   auto operator()(Args const&... args) const {
@@ -493,7 +489,10 @@ auto jit(F f, Options const&... options) {
   using Donated = typename detail::find_option<detail::is_donate_argnums, donate_argnums_t<>, Options...>::type;
   std::optional<NamedSharding> out;
   ([&] {
-    if constexpr (std::same_as<Options, out_shardings_t>) out = options.sharding;
+    if constexpr (std::same_as<Options, out_shardings_t>) {
+      out = options.sharding;
+      graph::install_value_ops<detail::SpmdOps>();  // the plan is partitioned (sharding/bits/spmd_ops.hpp)
+    }
   }(), ...);
   return Jitted<F, Statics, Donated>(std::move(f), std::move(out));
 }

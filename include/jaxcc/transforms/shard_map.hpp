@@ -32,6 +32,7 @@
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/sharding/mesh_context.hpp"
+#include "jaxcc/sharding/bits/spmd_ops.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/sharded_array.hpp"
 #include "jaxcc/sharding/spmd.hpp"
@@ -167,26 +168,6 @@ inline graph::Program trace_on_mesh(graph::FlatFunction const& fn, Mesh const& m
 
 /// The shard_map equation: the per-device program, the mesh and a spec per
 /// input and per output array.
-/// shard_map's operations on values (graph/value_ops.hpp): zero tangents and
-/// cotangents, cotangents scaled and summed over the devices that share a
-/// part. The partitioner combines partial results with `combine` too.
-struct ShardMapOps {
-  template <Element T>
-  static void fill(graph::ValueOps& ops) {
-    ops.zeros = [](Shape const& shape) -> AnyArray { return numpy::zeros<T>(shape); };
-    ops.combine = [](AnyArray const& x, std::string const& axis, graph::PartialCombine how) -> AnyArray {
-      switch (how) {
-        case graph::PartialCombine::max: return lax::pmax(x.as<T>(), axis);
-        case graph::PartialCombine::min: return lax::pmin(x.as<T>(), axis);
-        case graph::PartialCombine::sum: break;
-      }
-      return lax::psum(x.as<T>(), axis);
-    };
-    if constexpr (is_float<T>)
-      ops.scale = [](AnyArray const& x, double factor) -> AnyArray { return Array<T>(x.as<T>() * static_cast<T>(factor)); };
-  }
-};
-
 class ShardMapCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ShardMapCall> {
  public:
   ShardMapCall(graph::Program program, Mesh mesh, std::vector<P> in_specs, std::vector<P> out_specs)
@@ -497,7 +478,7 @@ class ShardMapped {
  public:
   ShardMapped(F f, std::optional<Mesh> mesh, std::optional<std::vector<P>> in, std::vector<P> out, bool check)
       : f_(std::move(f)), mesh_(std::move(mesh)), in_(std::move(in)), out_(std::move(out)), check_(check) {
-    graph::install_value_ops<ShardMapOps>();
+    graph::install_value_ops<SpmdOps>();  // its outputs are sharded arrays
   }
 
   template <class... Args>

@@ -1,0 +1,67 @@
+// The operations on values (graph/value_ops.hpp) that programs over a mesh
+// need: the partitioner reshards parts and combines partial results,
+// shard_map makes zero tangents and scales and sums cotangents.
+//
+// They bind collectives at every dtype, which instantiates those
+// collectives' rules; so they are installed where a program can first meet
+// a mesh, not by every jit: device_put, shard_map (and pmap), jit's
+// out_shardings and with_sharding_constraint. An array is sharded only
+// after one of these ran, so a jit that is given one finds them installed,
+// and a file that never places arrays on a mesh compiles none of this.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "jaxcc/core/creation.hpp"
+#include "jaxcc/fusion/operators.hpp"
+#include "jaxcc/graph/layout.hpp"
+#include "jaxcc/graph/value_ops.hpp"
+#include "jaxcc/primitives/collectives.hpp"
+
+namespace jaxcc::detail {
+
+/// `x`, this device's part of a value laid out as `from`, laid out as `to`.
+template <Element T>
+Array<T> reshard(Array<T> x, graph::Layout const& from, graph::Layout const& to) {
+  if (from == to) return x;
+  auto const rank = from.dims.size();
+  for (std::size_t d = 0; d < rank; ++d)
+    if (!from.dims[d].empty() && from.dims[d] != to.dims[d])
+      for (auto axis = from.dims[d].rbegin(); axis != from.dims[d].rend(); ++axis)
+        x = lax::all_gather(x, *axis, static_cast<std::int64_t>(d), true);
+  primitives::device_part_p::Params part{std::vector<std::vector<std::string>>(rank)};
+  bool slices = false;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (!to.dims[d].empty() && from.dims[d] != to.dims[d]) {
+      part.dims[d] = to.dims[d];
+      slices = true;
+    }
+  return slices ? primitives::device_part_p::bind(part, x) : x;
+}
+
+/// Installed with graph::install_value_ops<SpmdOps>() from the template
+/// entry points above (a non-template caller would instantiate it in every
+/// file).
+struct SpmdOps {
+  template <Element T>
+  static void fill(graph::ValueOps& ops) {
+    ops.reshard = [](AnyArray const& x, graph::Layout const& from, graph::Layout const& to) -> AnyArray {
+      return reshard(x.as<T>(), from, to);
+    };
+    ops.zeros = [](Shape const& shape) -> AnyArray { return filled<T>(shape, T{0}); };
+    ops.combine = [](AnyArray const& x, std::string const& axis, graph::PartialCombine how) -> AnyArray {
+      switch (how) {
+        case graph::PartialCombine::max: return lax::pmax(x.as<T>(), axis);
+        case graph::PartialCombine::min: return lax::pmin(x.as<T>(), axis);
+        case graph::PartialCombine::sum: break;
+      }
+      return lax::psum(x.as<T>(), axis);
+    };
+    if constexpr (is_float<T>)
+      ops.scale = [](AnyArray const& x, double factor) -> AnyArray { return Array<T>(x.as<T>() * static_cast<T>(factor)); };
+  }
+};
+
+}  // namespace jaxcc::detail
