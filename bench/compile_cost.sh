@@ -38,7 +38,7 @@ files=(
   "eigen|$here/compile_cost/eigen.cpp|"
   "empty|$here/compile_cost/empty.cpp|2"
   "quickstart|$root/examples/quickstart.cpp|3"
-  "mlp|$here/compile_cost/mlp.cpp|6"
+  "mlp|$root/examples/mlp.cpp|6"
 )
 memory_target_kb=$((1024 * 1024))
 

@@ -2,6 +2,8 @@
 // transpose views, conversion, and the errors for bad input.
 #include "catch.hpp"
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +34,25 @@ TEST_CASE("Shape prints and compares like a Python tuple", "[array][shape]") {
   Shape copy = big;
   REQUIRE(copy == big);
   REQUIRE(copy.numel() == 40320);
+}
+
+TEST_CASE("shapes and axes take any integer type: braced lists, std::vector, std::array", "[array][shape]") {
+  std::vector<int> const dims{2, 3};
+  std::size_t const n = 6;
+  std::array<std::size_t, 2> const transposed{3, 2};
+  auto const a = jnp::zeros<float>(dims);
+  REQUIRE(a.shape() == Shape{2, 3});
+  REQUIRE(jnp::ones<float>({n}).shape() == Shape{6});
+  REQUIRE(jnp::ones<float>({2u, 3u}).shape() == Shape{2, 3});
+  auto const x = jnp::arange<float>(0, 6);
+  auto const b = jnp::reshape(x, transposed);
+  REQUIRE(b.shape() == Shape{3, 2});
+  REQUIRE(b.to_vector() == x.to_vector());
+  // Axes: a reduction over std::vector<int>{0, 1} is over both axes; a transpose by a std::array<std::size_t, 2>.
+  REQUIRE(jnp::sum(jnp::reshape(x, dims), std::vector<int>{0, 1}).item() == 15.f);
+  auto const t = jnp::transpose(jnp::reshape(x, dims), std::array<std::size_t, 2>{1, 0});
+  REQUIRE(t.shape() == Shape{3, 2});
+  REQUIRE(t.to_vector() == std::vector<float>{0, 3, 1, 4, 2, 5});
 }
 
 TEST_CASE("queries: shape, ndim, size, dtype", "[array]") {

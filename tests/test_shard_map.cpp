@@ -6,7 +6,9 @@
 #include "catch.hpp"
 
 #include <jaxcc/jaxcc.hpp>
+#include <jaxcc/testing/catch.hpp>
 
+#include <array>
 #include <cstdint>
 #include <set>
 #include <span>
@@ -151,6 +153,20 @@ TEST_CASE("shard_map ppermute shifts rows around 8 devices", "[shard_map]") {
   REQUIRE(zv[3] == xv[1]);
   REQUIRE(zv[0] == 0.f);
   REQUIRE(zv[15] == 0.f);
+  // The pairs may be of any integer type: the same shift as `perm`, from ints and from unsigned.
+  std::vector<std::pair<int, int>> int_perm;
+  std::vector<std::array<std::size_t, 2>> unsigned_perm;
+  for (int i = 0; i < 8; ++i) {
+    int_perm.emplace_back(i, (i + 1) % 8);
+    unsigned_perm.push_back({std::size_t(i), std::size_t((i + 1) % 8)});
+  }
+  auto const shift = [&](auto const& pairs) {
+    return shard_map([&](Array<float> const& xl) { return lax::ppermute(xl, "x", pairs); }, mesh, in_specs(P("x")),
+                     out_specs(P("x")))(x)
+        .to_vector();
+  };
+  REQUIRE(shift(int_perm) == yv);
+  REQUIRE(shift(unsigned_perm) == yv);
   REQUIRE(message_of([&] {
             shard_map([](Array<float> const& xl) { return lax::ppermute(xl, "x", {{0, 1}, {2, 1}}); }, mesh,
                       in_specs(P("x")), out_specs(P("x")))(x);

@@ -232,6 +232,13 @@ TEST_CASE("visualize_array_sharding draws an array's layout", "[sharding][visual
   auto const mesh = mesh_of({4, 2}, {"data", "model"});
   auto const x = jaxcc::device_put(jaxcc::numpy::arange<float>(64).reshape({8, 8}), NamedSharding(mesh, P("data", "model")));
   REQUIRE(jaxcc::debug::sharding_diagram(x) == data_model_8x8);
+  // A fused expression is placed as the Array it evaluates to, alone or in a tree.
+  auto const doubled = jaxcc::device_put(x * 2.0f, NamedSharding(mesh, P("data", "model")));
+  REQUIRE(jaxcc::debug::sharding_diagram(doubled) == data_model_8x8);
+  auto const [a, b] = jaxcc::device_put(std::tuple{x * 2.0f, x}, NamedSharding(mesh, P("data", "model")));
+  REQUIRE(a.to_vector() == doubled.to_vector());
+  REQUIRE(b.to_vector()[63] == 63.0f);
+  REQUIRE(doubled.to_vector()[63] == 126.0f);
 }
 
 }  // namespace test_sharding

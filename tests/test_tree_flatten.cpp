@@ -183,6 +183,16 @@ TEST_CASE("tree flatten: the leaf type is the tree's one leaf type, else AnyArra
   CHECK(ints == std::vector<int>{1, 2, 3});
 }
 
+TEST_CASE("tree flatten: a fused expression leaf flattens to the Array it evaluates to") {
+  auto const x = jaxcc::numpy::arange<float>(3);
+  auto const t = std::tuple{x * 2.0f, x};
+  static_assert(std::is_same_v<tree::leaf_t<decltype(t)>, Array<float>>);
+  auto const leaves = tree::leaves(t);
+  REQUIRE(leaves.size() == 2);
+  CHECK(leaves[0].to_vector() == std::vector<float>{0, 2, 4});
+  CHECK(leaves[1].to_vector() == std::vector<float>{0, 1, 2});
+}
+
 TEST_CASE("tree flatten: mixed dtypes round trip exactly through AnyArray") {
   auto f32 = jnp::array({{1.5f, -2.0f}, {3.0f, 4.0f}}).T();  // a non-contiguous view
   auto f64 = jnp::array({0.1, 0.2});

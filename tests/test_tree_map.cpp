@@ -43,7 +43,7 @@ JAXCC_PYTREE(Mlp, layer1, layer2, scale);
 struct Other {
   Array<float> w, b;
 };
-JAXCC_PYTREE(Other, w, b);
+JAXCC_PYTREE(Other, w, b)  // the trailing semicolon is optional
 
 }  // namespace model
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <initializer_list>
 #include <iterator>
@@ -25,11 +26,22 @@ class SmallVector {
   SmallVector() = default;
   explicit SmallVector(size_type n, T value = T{}) { assign(n, value); }
   SmallVector(std::initializer_list<T> init) { assign(init.begin(), init.end()); }
+  /// Shapes and axes take a braced list of any one integer type
+  /// (`{v.size(), 3u}` is not one: it mixes two).
+  template <std::integral I>
+    requires(std::integral<T> && !std::same_as<I, T>)
+  SmallVector(std::initializer_list<I> init) {
+    assign(init.begin(), init.end());
+  }
   template <std::input_iterator It>
   SmallVector(It first, It last) { assign(first, last); }
+  /// From a range; implicit between integer types, so a std::vector<int>
+  /// or std::array<std::size_t, 2> is a shape.
   template <std::ranges::input_range R>
     requires(!std::same_as<std::remove_cvref_t<R>, SmallVector>)
-  explicit SmallVector(R&& r) { assign(std::ranges::begin(r), std::ranges::end(r)); }
+  explicit(!(std::integral<T> && std::integral<std::ranges::range_value_t<R>>)) SmallVector(R&& r) {
+    assign(std::ranges::begin(r), std::ranges::end(r));
+  }
 
   SmallVector(SmallVector const& o) { assign(o.begin(), o.end()); }
   SmallVector(SmallVector&& o) noexcept { steal(o); }

@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <ranges>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -43,7 +44,13 @@ class AxisArg {
     requires(!std::same_as<I, bool>)  // `sum(x, true)` is a misplaced keepdims
   AxisArg(I axis) : all_(false), axes_{static_cast<std::int64_t>(axis)} {}
   AxisArg(std::initializer_list<std::int64_t> axes) : all_(false), axes_(axes) {}
+  template <std::integral I>
+  AxisArg(std::initializer_list<I> axes) : all_(false), axes_(axes) {}
   AxisArg(Axes axes) : all_(false), axes_(std::move(axes)) {}
+  /// Axes in any integer range (a std::vector<int>, a std::array<std::size_t, 2>).
+  template <std::ranges::input_range R>
+    requires std::integral<std::ranges::range_value_t<R>>
+  AxisArg(R const& axes) : all_(false), axes_(axes) {}
 
   /// The axes, normalized for an array of `rank` dimensions; `op` names the
   /// operation in the errors for out-of-range and repeated axes.

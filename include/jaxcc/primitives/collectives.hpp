@@ -10,11 +10,14 @@
 // its result varies along its axis, for shard_map's replication check.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -635,6 +638,17 @@ template <ArrayLike A>
 Array<value_type_t<A>> ppermute(A const& x, std::string const& axis_name,
                                 std::vector<std::pair<std::int64_t, std::int64_t>> perm) {
   return primitives::ppermute_p::bind({axis_name, std::move(perm)}, as_array(x));
+}
+/// The pairs as any integer types (std::vector<std::pair<int, int>>, ...).
+template <ArrayLike A, std::ranges::input_range Pairs>
+  requires requires(std::ranges::range_value_t<Pairs> const& p) {
+    { std::get<0>(p) } -> std::convertible_to<std::int64_t>;
+    { std::get<1>(p) } -> std::convertible_to<std::int64_t>;
+  }
+Array<value_type_t<A>> ppermute(A const& x, std::string const& axis_name, Pairs const& perm) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+  for (auto const& p : perm) pairs.emplace_back(std::get<0>(p), std::get<1>(p));
+  return ppermute(x, axis_name, std::move(pairs));
 }
 /// lax.all_to_all: split x along `split_axis` among the elements of the
 /// axis and concatenate what each receives along `concat_axis`. Untiled,

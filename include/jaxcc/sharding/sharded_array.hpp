@@ -132,11 +132,13 @@ Array<T> device_put(Array<T> const& x, P const& spec) {
   return device_put(x, NamedSharding(current_mesh("device_put"), spec));
 }
 
-/// device_put of every leaf of a pytree (params, a batch, ...).
+/// device_put of every leaf of a pytree (params, a batch, ...); a fused
+/// expression is placed as the Array it evaluates to.
 template <class Tree, class Placement>
   requires(!AnArray<Tree> && (std::same_as<Placement, NamedSharding> || std::same_as<Placement, P>))
 auto device_put(Tree const& tree, Placement const& placement) {
-  return tree::map([&](auto const& leaf) { return device_put(leaf, placement); }, tree);
+  if constexpr (ArrayLike<Tree>) return device_put(as_array(tree), placement);
+  else return tree::map([&](auto const& leaf) { return device_put(leaf, placement); }, tree);
 }
 
 namespace detail {

@@ -17,7 +17,7 @@ namespace jaxcc {
 /// `f` whose intermediates are recomputed, not stored, when differentiated.
 template <class F>
 auto checkpoint(F f) {
-  return [f]<class... Args>(Args const&... args) {
+  auto const run = [f]<class... Args>(Args const&... args) {
     detail::FlatCall<F, Args...> flat(f, std::tuple<Args...>{args...});
     auto operands = flat.argument_leaves();
     std::vector<graph::Aval> avals;
@@ -28,6 +28,7 @@ auto checkpoint(F f) {
     auto call = std::make_shared<detail::ClosedCall const>("checkpoint", std::move(program));
     return flat.unflatten_output(call->evaluate(operands));
   };
+  return [run](auto const&... args) { return run(detail::as_argument(args)...); };
 }
 
 }  // namespace jaxcc

@@ -335,7 +335,7 @@ class Jitted {
       static_assert(detail::always_false<Args...>,
                     "jaxcc::jit: a C array (a string literal) cannot be an argument; pass a std::string as a static "
                     "argument (jaxcc::static_argnums) or the values as an Array");
-    else if constexpr ((fusion::is_expr<Args>::value || ...)) return call(as_argument(args)...);
+    else if constexpr ((detail::holds_expression<Args> || ...)) return call(detail::as_argument(args)...);
     else return call(args...);
   }
 
@@ -399,13 +399,6 @@ class Jitted {
       (out.insert(out.end(), detail::array_leaves(args).size(), Donated::contains(I) ? 1 : 0), ...);
     }(std::index_sequence_for<Args...>{});
     return out;
-  }
-
-  /// An expression argument is passed as its Array.
-  template <class Arg>
-  static decltype(auto) as_argument(Arg const& arg) {
-    if constexpr (fusion::is_expr<Arg>::value) return as_array(arg);
-    else return (arg);
   }
 
   template <class Entry>

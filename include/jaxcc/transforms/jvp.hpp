@@ -38,13 +38,9 @@ inline std::vector<graph::MaybeArray> output_tangents(graph::Trace const& trace,
   return result;
 }
 
-}  // namespace detail
-
-/// `(f(primals...), tangent of f along tangents)`, as jax.jvp; primals and
-/// tangents are std::tuples of matching pytrees.
+/// jvp on primals and tangents whose leaves are all Arrays.
 template <class F, class... Primals, class... Tangents>
-auto jvp(F const& f, std::tuple<Primals...> const& primals, std::tuple<Tangents...> const& tangents) {
-  static_assert(sizeof...(Primals) == sizeof...(Tangents), "jvp takes one tangent per primal");
+auto jvp_of(F const& f, std::tuple<Primals...> const& primals, std::tuple<Tangents...> const& tangents) {
   auto const all = std::index_sequence_for<Primals...>{};
   auto call = std::apply([&](auto const&... p) { return detail::trace_call(all, f, p...); }, primals);
   auto const inputs = std::apply([&](auto const&... p) { return detail::input_values(all, p...); }, primals);
@@ -64,6 +60,19 @@ auto jvp(F const& f, std::tuple<Primals...> const& primals, std::tuple<Tangents.
   std::size_t next = 0;
   auto tangent_out = detail::rebuild_like(out, out_tangents, next);
   return std::pair{std::move(out), std::move(tangent_out)};
+}
+
+}  // namespace detail
+
+/// `(f(primals...), tangent of f along tangents)`, as jax.jvp; primals and
+/// tangents are std::tuples of matching pytrees.
+template <class F, class... Primals, class... Tangents>
+auto jvp(F const& f, std::tuple<Primals...> const& primals, std::tuple<Tangents...> const& tangents) {
+  static_assert(sizeof...(Primals) == sizeof...(Tangents), "jvp takes one tangent per primal");
+  if constexpr (detail::holds_expression<std::tuple<Primals...>> || detail::holds_expression<std::tuple<Tangents...>>)
+    return jvp(f, detail::as_argument(primals), detail::as_argument(tangents));
+  else
+    return detail::jvp_of(f, primals, tangents);
 }
 
 }  // namespace jaxcc

@@ -399,7 +399,10 @@ class ShardMapCall final : public graph::PrimitiveBase, public std::enable_share
 inline std::string short_aval(AnyArray const& x) {
   std::string s(name(x.dtype()));
   s += '[';
-  for (std::size_t d = 0; d < x.shape().size(); ++d) s += (d ? "," : "") + std::to_string(x.shape()[d]);
+  for (std::size_t d = 0; d < x.shape().size(); ++d) {
+    if (d) s += ',';
+    s += std::to_string(x.shape()[d]);
+  }
   return s + ']';
 }
 
@@ -483,6 +486,15 @@ class ShardMapped {
 
   template <class... Args>
   auto operator()(Args const&... args) const {
+    if constexpr (!(TraceableArgument<Args> && ...))  // one message, naming the argument
+      static_assert(traced_arguments<Args...>(std::index_sequence_for<Args...>{}));
+    else if constexpr ((holds_expression<Args> || ...)) return (*this)(as_argument(args)...);
+    else return mapped(args...);
+  }
+
+ private:
+  template <class... Args>
+  auto mapped(Args const&... args) const {
     Mesh const mesh = mesh_ ? *mesh_ : current_mesh("shard_map");
     FlatCall<F, Args...> flat(f_, std::tuple<Args...>{args...});
     auto operands = flat.argument_leaves();
@@ -494,7 +506,7 @@ class ShardMapped {
     std::vector<P> in_specs;
     std::vector<graph::Aval> avals;
     std::size_t argument = 0, leaf = 0;
-    auto const per_argument = [&](auto const& arg) {
+    [[maybe_unused]] auto const per_argument = [&](auto const& arg) {
       for (std::size_t k = 0, n = array_leaves(arg).size(); k < n; ++k, ++leaf) {
         auto const spec = in_ ? (*in_)[in_->size() == 1 ? 0 : argument] : inferred_spec(mesh, operands[leaf]);
         avals.push_back(local_aval(mesh, spec, operands[leaf], "[" + std::to_string(argument) + "]"));
@@ -548,7 +560,6 @@ class ShardMapped {
     return flat.unflatten_output(call->evaluate(operands));
   }
 
- private:
   F f_;
   std::optional<Mesh> mesh_;
   std::optional<std::vector<P>> in_;

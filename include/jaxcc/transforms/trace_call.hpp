@@ -54,6 +54,51 @@ auto materialized(Out const& out) {
   else return tree::map([](auto const& leaf) { return leaf; }, out);
 }
 
+template <class... Leaves>
+consteval bool any_expression(tree_type_list<Leaves...>) {
+  return (fusion::is_expr<Leaves>::value || ...);
+}
+/// Whether a fused expression is among X's leaves, at any depth.
+template <class X>
+concept holds_expression =
+    !std::is_array_v<X> && any_expression(collect_leaf_types<no_leaf_predicate, X>(tree_type_list<>{}));
+
+template <class... Leaves>
+consteval bool all_traceable(tree_type_list<Leaves...>) {
+  return ((ArrayLike<Leaves> || Scalar<Leaves>) && ...);
+}
+/// Whether a transform can trace X: every leaf is an Array, a fused
+/// expression or an arithmetic scalar.
+template <class X>
+concept TraceableArgument =
+    !std::is_array_v<X> && all_traceable(collect_leaf_types<no_leaf_predicate, X>(tree_type_list<>{}));
+
+/// The check of the argument at `Position` that a transform traces: its
+/// failure names the position and the type.
+template <std::size_t Position, class Arg>
+consteval bool traced_argument() {
+  static_assert(!std::is_array_v<Arg>,
+                "jaxcc: a C array (a string literal) cannot be a transformed argument; pass an Array, or a std::string "
+                "through a closure (the argument's position and type are in the line above)");
+  static_assert(std::is_array_v<Arg> || TraceableArgument<Arg>,
+                "jaxcc: every leaf of a transformed argument must be an Array, a fused expression or an arithmetic "
+                "scalar; pass other values through a closure (the argument's position and type are in the line above)");
+  return true;
+}
+/// traced_argument for each of Args at the positions I.
+template <class... Args, std::size_t... I>
+consteval bool traced_arguments(std::index_sequence<I...>) {
+  return (traced_argument<I, std::tuple_element_t<I, std::tuple<Args...>>>() && ...);
+}
+
+/// An argument as a transform takes it: fused expressions, wherever they
+/// are in the tree, become Arrays; anything else is passed as it is.
+template <class X>
+decltype(auto) as_argument(X const& x) {
+  if constexpr (holds_expression<X>) return materialized(x);
+  else return (x);
+}
+
 /// The Array leaves of a tree as AnyArray, in flatten order, appended to `out`.
 template <class Tree>
 void append_array_leaves(Tree const& tree, std::vector<AnyArray>& out) {
@@ -158,6 +203,7 @@ struct TracedCall {
 /// Run f with the arguments at positions `Diff` traced; the others as given.
 template <std::size_t... Diff, class F, class... Args>
 auto trace_call(std::index_sequence<Diff...>, F const& f, Args const&... args) {
+  static_assert((traced_argument<Diff, std::tuple_element_t<Diff, std::tuple<Args...>>>() && ...));
   graph::install_value_ops<ReverseOps>();
   auto trace = std::make_unique<graph::Trace>();
   auto call = [&] {

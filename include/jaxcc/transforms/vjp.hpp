@@ -88,12 +88,9 @@ struct is_pair_like<std::pair<A, B>> : std::true_type {};
 template <class A, class B>
 struct is_pair_like<std::tuple<A, B>> : std::true_type {};
 
-}  // namespace detail
-
-/// `(out, vjp_fn)`: the function's value and its pullback; `vjp_fn(ct)`
-/// returns a std::tuple with one cotangent per primal, each shaped like it.
+/// vjp on primals whose leaves are all Arrays.
 template <class F, class... Primals>
-auto vjp(F const& f, Primals const&... primals) {
+auto vjp_of(F const& f, Primals const&... primals) {
   auto call = detail::trace_call(std::index_sequence_for<Primals...>{}, f, primals...);
   using Out = decltype(call.out);
   struct State {
@@ -118,14 +115,17 @@ auto vjp(F const& f, Primals const&... primals) {
   return std::pair{std::move(out), std::move(vjp_fn)};
 }
 
-namespace detail {
+}  // namespace detail
 
-/// An argument as a transform takes it: fused expressions become Arrays.
-template <class X>
-decltype(auto) as_argument(X const& x) {
-  if constexpr (ArrayLike<X> && !AnArray<X>) return as_array(x);
-  else return (x);
+/// `(out, vjp_fn)`: the function's value and its pullback; `vjp_fn(ct)`
+/// returns a std::tuple with one cotangent per primal, each shaped like it.
+template <class F, class... Primals>
+auto vjp(F const& f, Primals const&... primals) {
+  if constexpr ((detail::holds_expression<Primals> || ...)) return vjp(f, detail::as_argument(primals)...);
+  else return detail::vjp_of(f, primals...);
 }
+
+namespace detail {
 
 template <class A, bool aux, class F, class... Args>
 auto value_and_grad_at(F const& f, Args const&... args) {

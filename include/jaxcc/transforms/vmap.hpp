@@ -158,7 +158,7 @@ std::vector<SpecifiedLeaf> specified_leaves(std::string_view name, std::string_v
                     leaf_where += tree::keystr(inner);
                     out.push_back({AnyArray(leaf), axis, std::move(leaf_where)});
                   }
-                  return 0;
+                  return leaf;  // rebuilt as it was: a JAXCC_PYTREE struct holds only its own member types
                 },
                 subtree);
           }
@@ -284,6 +284,15 @@ class Vmapped {
 
   template <class... Args>
   auto operator()(Args const&... args) const {
+    if constexpr (!(TraceableArgument<Args> && ...))  // one message, naming the argument
+      static_assert(traced_arguments<Args...>(std::index_sequence_for<Args...>{}));
+    else if constexpr ((holds_expression<Args> || ...)) return (*this)(as_argument(args)...);
+    else return batched(args...);
+  }
+
+ private:
+  template <class... Args>
+  auto batched(Args const&... args) const {
     graph::install_value_ops<BatchingOps>();
     auto const specs = per_argument_specs<sizeof...(Args)>(in_.specs);
     auto leaves = specified_leaves("vmap in_axes", "args", specs, std::tuple<Args const&...>(args...));
@@ -328,7 +337,6 @@ class Vmapped {
     return call.unflatten_output(outs);
   }
 
- private:
   F f_;
   InAxes in_;
   OutAxes out_;

@@ -18,6 +18,7 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
+#include "jaxcc/fusion/expr_core.hpp"
 #include "jaxcc/tree/paths.hpp"
 #include "jaxcc/tree/registry.hpp"
 #include "jaxcc/tree/treedef.hpp"
@@ -35,6 +36,19 @@ template <class... Ts, class T>
 struct tree_add_unique_type<tree_type_list<Ts...>, T> {
   using type = std::conditional_t<(std::same_as<T, Ts> || ...), tree_type_list<Ts...>, tree_type_list<Ts..., T>>;
 };
+
+/// The type a leaf of type X flattens to: a fused expression is the Array
+/// it evaluates to.
+template <class X>
+struct tree_leaf_type_of {
+  using type = X;
+};
+template <ArrayLike X>
+struct tree_leaf_type_of<X> {
+  using type = Array<value_type_t<X>>;
+};
+template <class X>
+using tree_leaf_type = typename tree_leaf_type_of<X>::type;
 
 template <class P, class X, class Acc>
 consteval auto collect_leaf_types(Acc acc);
@@ -64,6 +78,17 @@ consteval auto collect_leaf_types(Acc acc) {
   else return collect_child_leaf_types<P, X, 0>(acc);
 }
 
+/// The list with each type as tree_leaf_type, each once.
+template <class List, class Acc = tree_type_list<>>
+struct tree_leaf_types;
+template <class Acc>
+struct tree_leaf_types<tree_type_list<>, Acc> {
+  using type = Acc;
+};
+template <class T, class... Ts, class Acc>
+struct tree_leaf_types<tree_type_list<T, Ts...>, Acc>
+    : tree_leaf_types<tree_type_list<Ts...>, typename tree_add_unique_type<Acc, tree_leaf_type<T>>::type> {};
+
 template <class List>
 struct tree_common_leaf {
   using type = AnyArray;
@@ -82,6 +107,8 @@ template <class Leaf, class X>
 Leaf to_tree_leaf(X const& x) {
   if constexpr (std::same_as<Leaf, X>) {
     return x;
+  } else if constexpr (ArrayLike<X> && !AnArray<X>) {
+    return to_tree_leaf<Leaf>(as_array(x));
   } else {
     static_assert(ErasableLeaf<X>,
                   "the leaves of this tree differ in type, so they flatten to jaxcc::AnyArray, which holds Arrays "
@@ -327,8 +354,8 @@ namespace jaxcc::tree {
 /// The type of the leaves flatten gives for a tree of type Tree: its one
 /// leaf type, or AnyArray when leaves differ in type (or there are none).
 template <class Tree, class Pred = detail::no_leaf_predicate>
-using leaf_t = typename detail::tree_common_leaf<decltype(detail::collect_leaf_types<Pred, Tree>(
-    detail::tree_type_list<>{}))>::type;
+using leaf_t = typename detail::tree_common_leaf<typename detail::tree_leaf_types<decltype(
+    detail::collect_leaf_types<Pred, std::remove_cvref_t<Tree>>(detail::tree_type_list<>{}))>::type>::type;
 
 /// `(leaves, treedef)`, as jax.tree.flatten.
 template <class Tree, class P = detail::no_leaf_predicate>

@@ -434,11 +434,12 @@ constexpr std::string_view tree_kind_name() {
 ///
 /// Key paths name the members (`.w`); treedefs print the node as
 /// `CustomNode(Params[()], [*, *])`. Rebuilt structs (tree::map, unflatten)
-/// are default-constructed, then the listed members assigned.
+/// are default-constructed, then the listed members assigned. The trailing
+/// semicolon is optional (the macro ends in a declaration of its own).
 #define JAXCC_PYTREE(Type, ...)                                                                          \
   [[maybe_unused]] constexpr auto jaxcc_pytree_fields(::jaxcc::detail::pytree_tag<Type>) noexcept {      \
     return ::jaxcc::detail::make_pytree_fields<Type>(                                                    \
         #Type, #__VA_ARGS__ JAXCC_PP_FOR_EACH(JAXCC_PYTREE_MEMBER_POINTER, Type, __VA_ARGS__));           \
   }                                                                                                      \
   static_assert(::jaxcc::detail::PytreeStruct<Type>,                                                     \
-                "JAXCC_PYTREE must be written at namespace scope, in the namespace of the struct")
+                "JAXCC_PYTREE must be written at namespace scope, in the namespace of the struct");
