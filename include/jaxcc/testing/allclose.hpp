@@ -1,5 +1,6 @@
-// jaxcc::testing::allclose: numpy.allclose for arrays, with the first
-// mismatch described for test failure messages.
+// jaxcc::testing::allclose: numpy.allclose for arrays, with what differed
+// described for test failure messages: how many elements, and the worst
+// one's index, values and difference.
 #pragma once
 
 #include <cmath>
@@ -17,8 +18,22 @@ struct CloseReport {
   std::string why;  // empty when close
 };
 
+namespace detail {
+/// The row-major `flat` index as a multi-index, `(1, 2)`.
+inline std::string index_string(Shape const& shape, std::size_t flat) {
+  Shape index(shape.size(), 0);
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    auto const n = static_cast<std::size_t>(shape[d]);
+    index[d] = static_cast<std::int64_t>(flat % n);
+    flat /= n;
+  }
+  return to_string(index);
+}
+}  // namespace detail
+
 /// Compare elementwise: |a - b| <= atol + rtol * |b| (numpy.allclose), in
 /// float64. Shapes must match exactly; NaNs compare equal only if asked.
+/// The report names the element that misses its tolerance by the most.
 template <ArrayLike A, ArrayLike B>
 CloseReport compare(A const& actual, B const& expected, double rtol = 1e-5, double atol = 1e-8,
                     bool equal_nan = false) {
@@ -27,21 +42,31 @@ CloseReport compare(A const& actual, B const& expected, double rtol = 1e-5, doub
   if (!(a.shape() == b.shape())) return {false, "shapes differ: " + to_string(a.shape()) + " vs " + to_string(b.shape())};
   auto const av = a.to_vector();
   auto const bv = b.to_vector();
+  std::size_t mismatches = 0, worst = 0;
+  double worst_excess = -1;  // |x - y| beyond the tolerance; infinite for NaN and inf mismatches
   for (std::size_t i = 0; i < av.size(); ++i) {
     auto const x = static_cast<double>(av[i]);
     auto const y = static_cast<double>(bv[i]);
-    bool ok;
-    if (std::isnan(x) || std::isnan(y)) ok = equal_nan && std::isnan(x) && std::isnan(y);
-    else if (std::isinf(x) || std::isinf(y)) ok = x == y;
-    else ok = std::abs(x - y) <= atol + rtol * std::abs(y);
-    if (!ok) {
-      std::ostringstream os;
-      os.precision(17);
-      os << "element " << i << " (row-major) differs: " << x << " vs " << y;
-      return {false, os.str()};
+    double excess;
+    if (std::isnan(x) || std::isnan(y)) excess = equal_nan && std::isnan(x) && std::isnan(y) ? 0 : INFINITY;
+    else if (std::isinf(x) || std::isinf(y)) excess = x == y ? 0 : INFINITY;
+    else excess = std::abs(x - y) - (atol + rtol * std::abs(y));
+    if (excess <= 0) continue;
+    ++mismatches;
+    if (excess > worst_excess) {
+      worst_excess = excess;
+      worst = i;
     }
   }
-  return {};
+  if (mismatches == 0) return {};
+  auto const x = static_cast<double>(av[worst]);
+  auto const y = static_cast<double>(bv[worst]);
+  std::ostringstream os;
+  os.precision(17);
+  os << mismatches << " of " << av.size() << " elements differ; the worst, at index "
+     << detail::index_string(a.shape(), worst) << ": " << x << " vs " << y << " (difference " << std::abs(x - y)
+     << ", tolerance " << atol + rtol * std::abs(y) << ")";
+  return {false, os.str()};
 }
 
 template <ArrayLike A, ArrayLike B>

@@ -1,5 +1,7 @@
 // Catch2 matcher `AllClose(expected, rtol, atol)`; works with Catch2 v2 and
-// v3. Include Catch2 before this header.
+// v3. Include Catch2 before this header. The checks of testing/check.hpp
+// need no adapter: `CHECK(jaxcc::testing::jit_matches(f, x))` prints the
+// CheckResult's message when it fails.
 #pragma once
 
 #include <sstream>

@@ -5,7 +5,7 @@
 //  - order 2 checks the same of the JVP and VJP functions themselves.
 // Tangents and cotangents are pseudo-random (fixed seed). Use float64
 // arguments for tight tolerances; failures raise jaxcc::Error saying what
-// differed and by how much.
+// differed and by how much (jaxcc::testing::CheckError, a jaxcc::Error).
 #pragma once
 
 #include <cmath>
@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/testing/check_result.hpp"
 #include "jaxcc/transforms/jvp.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 #include "jaxcc/transforms/vjp.hpp"
@@ -109,7 +110,7 @@ inline void check_close(std::vector<AnyArray> const& actual, std::vector<std::ve
         os.precision(10);
         os << "check_grads: " << what << " differs from finite differences at output leaf " << i << ", element "
            << k << ": " << av[k] << " vs " << expected[i][k];
-        throw Error(os.str());
+        throw CheckError(os.str());
       }
   }
 }
@@ -159,7 +160,7 @@ void check_vjp(F const& f, Args const& args, GradCheckOptions const& o, std::mt1
     os.precision(10);
     os << "check_grads: VJP of " << what << " disagrees with finite differences: <vjp(ct), t> = " << ip
        << " but <ct, jvp(t)> = " << expected;
-    throw Error(os.str());
+    throw CheckError(os.str());
   }
 }
 
@@ -190,7 +191,7 @@ void check_grads_rec(F const& f, Args const& args, GradCheckOptions const& o, st
 }  // namespace detail
 
 /// Check f's derivatives up to `order` (1 or 2) at `args` (a std::tuple of
-/// pytrees) against finite differences; throws jaxcc::Error on a mismatch.
+/// pytrees) against finite differences; throws CheckError on a mismatch.
 template <class F, class... Args>
 void check_grads(F const& f, std::tuple<Args...> const& args, int order, GradCheckOptions const& options = {}) {
   std::mt19937_64 rng(0);
