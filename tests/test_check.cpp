@@ -98,6 +98,8 @@ TEST_CASE("vmap_matches: vmap against a loop of f, a wrong batching rule caught"
   REQUIRE_FALSE(wrong);
   CHECK(wrong.message.starts_with("check_vmap: vmap(f) differs from f at output leaf 0: shapes differ: (2, 3) vs (4, 2)"));
   REQUIRE_THROWS_AS(testing::check_vmap(row_sum, jaxcc::in_axes(2), xs), testing::CheckError);
+  // Nothing mapped: nothing to loop over.
+  CHECK(testing::vmap_matches(row_sum, jaxcc::in_axes(jaxcc::none), xs).message == "check_vmap: no argument is mapped");
 }
 
 TEST_CASE("grads_match: a wrong custom gradient is caught", "[testing][grad]") {
