@@ -51,3 +51,4 @@
 #include "jaxcc/transforms/shard_map.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 #include "jaxcc/transforms/vmap.hpp"
+#include "jaxcc/version.hpp"
