@@ -6,10 +6,13 @@
 # with --check, exits non-zero when a file exceeds its target by more than
 # 25% (the targets are in bench/README.md, "Compile cost").
 #
-#   bench/compile_cost.sh [--check] [--compiler g++] [--include DIR] [--repeat N]
+#   bench/compile_cost.sh [--check] [--compiler g++] [--include DIR] [--repeat N] [--runtime LIB]
 #
 # --include: where jaxcc's headers are (default: this checkout's include/);
 # point it at an installed prefix's include/ to measure the installed package.
+# --runtime: the precompiled runtime's library (libjaxcc_runtime.a, built
+# with -DJAXCC_BUILD_RUNTIME=ON): the MLP file is then also measured with it
+# (compiled with -DJAXCC_PRECOMPILED_RUNTIME and linked against it).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -17,13 +20,15 @@ cxx=g++
 include="$root/include"
 check=0
 repeat=1
+runtime=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --check) check=1 ;;
     --compiler) cxx="$2"; shift ;;
     --include) include="$2"; shift ;;
     --repeat) repeat="$2"; shift ;;
-    *) echo "usage: $0 [--check] [--compiler CXX] [--include DIR] [--repeat N]" >&2; exit 2 ;;
+    --runtime) runtime="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift ;;
+    *) echo "usage: $0 [--check] [--compiler CXX] [--include DIR] [--repeat N] [--runtime LIB]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -33,20 +38,24 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 flags=(-std=c++20 -O2 -fopenmp -I"$include" -I/usr/include/eigen3)
 
-# name, source, target ratio to the Eigen file (wall time)
+# name, source, target ratio to the Eigen file (wall time), extra arguments
 files=(
-  "eigen|$here/compile_cost/eigen.cpp|"
-  "empty|$here/compile_cost/empty.cpp|2"
-  "quickstart|$root/examples/quickstart.cpp|3"
-  "mlp|$root/examples/mlp.cpp|6"
+  "eigen|$here/compile_cost/eigen.cpp||"
+  "empty|$here/compile_cost/empty.cpp|2|"
+  "quickstart|$root/examples/quickstart.cpp|3|"
+  "mlp|$root/examples/mlp.cpp|6|"
 )
+if [ -n "$runtime" ]; then
+  files+=("mlp+runtime|$root/examples/mlp.cpp|4|-DJAXCC_PRECOMPILED_RUNTIME $runtime")
+fi
 memory_target_kb=$((1024 * 1024))
 
 # One measurement: "seconds kilobytes" (the median wall time of --repeat runs, the largest peak).
 measure() {
-  local name="$1" source="$2" times=() peak=0
+  local name="$1" source="$2" extra=() times=() peak=0
+  read -r -a extra <<<"$3"
   for ((i = 0; i < repeat; ++i)); do
-    /usr/bin/time -f "%e %M" -o "$out/$name.time" "$cxx" "${flags[@]}" "$source" -o "$out/$name" 2>"$out/$name.log" \
+    /usr/bin/time -f "%e %M" -o "$out/$name.time" "$cxx" "${flags[@]}" "$source" "${extra[@]}" -o "$out/$name" 2>"$out/$name.log" \
       || { cat "$out/$name.log" >&2; echo "$name: compile failed" >&2; exit 1; }
     read -r t m <"$out/$name.time"
     times+=("$t")
@@ -60,8 +69,8 @@ printf '%-11s %9s %10s %8s %8s\n' file "wall (s)" "peak (MB)" ratio target
 failed=0
 base=""
 for entry in "${files[@]}"; do
-  IFS='|' read -r name source target <<<"$entry"
-  read -r seconds kb < <(measure "$name" "$source")
+  IFS='|' read -r name source target extra <<<"$entry"
+  read -r seconds kb < <(measure "$name" "$source" "$extra")
   [ -z "$base" ] && base="$seconds"
   ratio=$(awk -v a="$seconds" -v b="$base" 'BEGIN { printf "%.1f", a / b }')
   printf '%-11s %9s %10d %8s %8s\n' "$name" "$seconds" $((kb / 1024)) "$ratio" "${target:+<= $target}"

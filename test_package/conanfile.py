@@ -1,6 +1,8 @@
 import os
+from io import StringIO
 
 from conan import ConanFile
+from conan.errors import ConanException
 from conan.tools.build import can_run
 from conan.tools.cmake import CMake, cmake_layout
 
@@ -22,4 +24,10 @@ class TestPackageConan(ConanFile):
 
     def test(self):
         if can_run(self):
-            self.run(os.path.join(self.cpp.build.bindir, "test_package"), env="conanrun")
+            out = StringIO()
+            self.run(os.path.join(self.cpp.build.bindir, "test_package"), stdout=out, env="conanrun")
+            self.output.info(out.getvalue().rstrip())
+            # With jaxcc/*:runtime=True the program must have used the library.
+            runtime = bool(self.dependencies[self.tested_reference_str].options.runtime)
+            if runtime != ("precompiled runtime: used" in out.getvalue()):
+                raise ConanException(f"test_package: jaxcc runtime={runtime}, but the program says otherwise")

@@ -52,3 +52,5 @@
 #include "jaxcc/transforms/vjp.hpp"
 #include "jaxcc/transforms/vmap.hpp"
 #include "jaxcc/version.hpp"
+// Last: with the precompiled runtime, the rules it holds are declared extern.
+#include "jaxcc/bits/precompiled_runtime.hpp"

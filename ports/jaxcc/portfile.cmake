@@ -1,5 +1,30 @@
-# jaxcc is header-only: one release configuration, nothing under lib/ or debug/.
-set(VCPKG_BUILD_TYPE release)
+# jaxcc is header-only: one release configuration, nothing under lib/ or
+# debug/. The feature "runtime" adds the precompiled runtime, a static library
+# (libjaxcc_runtime.a, CMake target jaxcc::runtime): then vcpkg's release and
+# debug builds, static only (explicit template instantiations that every
+# translation unit declares extern; jaxcc's CMake builds it STATIC, and the
+# headers export no symbols for a DLL).
+# (`FEATURES` and vcpkg_check_features are vcpkg's; the offline stand-in CI
+# runs the portfile with has neither, and checks the default, headers only.
+# list(FIND), not IN_LIST: the stand-in runs the portfile with CMake's old
+# policies, where if(IN_LIST) is an error.)
+list(FIND FEATURES runtime JAXCC_RUNTIME_FEATURE)
+if(JAXCC_RUNTIME_FEATURE GREATER -1)
+  vcpkg_check_linkage(ONLY_STATIC_LIBRARY)
+  # A library: jaxcc.pc in lib/pkgconfig (share/pkgconfig is for header-only ports).
+  set(JAXCC_PKGCONFIGDIR lib/pkgconfig)
+else()
+  set(VCPKG_BUILD_TYPE release)
+  set(JAXCC_PKGCONFIGDIR share/pkgconfig)
+endif()
+if(COMMAND vcpkg_check_features)
+  vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
+    FEATURES
+      runtime JAXCC_BUILD_RUNTIME
+  )
+else()
+  set(FEATURE_OPTIONS "")
+endif()
 
 # As an overlay port inside jaxcc's own repository (vcpkg install
 # --overlay-ports=<repo>/ports), the sources are the tree around it; in a
@@ -23,15 +48,24 @@ vcpkg_cmake_configure(
     -DJAXCC_BUILD_TESTS=OFF
     -DJAXCC_BUILD_EXAMPLES=OFF
     -DJAXCC_BUILD_BENCH=OFF
-    # vcpkg's layout: the CMake package in share/jaxcc, jaxcc.pc in share/pkgconfig.
+    ${FEATURE_OPTIONS}
+    # The compiler's default target for the runtime, not jaxcc's -march=native.
+    -DJAXCC_MARCH=
+    # vcpkg's layout: the CMake package in share/jaxcc, jaxcc.pc in
+    # share/pkgconfig (lib/pkgconfig with the runtime).
     -DJAXCC_INSTALL_CMAKEDIR=share/jaxcc
-    -DJAXCC_INSTALL_PKGCONFIGDIR=share/pkgconfig
+    "-DJAXCC_INSTALL_PKGCONFIGDIR=${JAXCC_PKGCONFIGDIR}"
 )
 vcpkg_cmake_install()
 vcpkg_cmake_config_fixup(PACKAGE_NAME jaxcc CONFIG_PATH share/jaxcc)
 # (vcpkg always has vcpkg_fixup_pkgconfig; offline stand-ins of vcpkg may not.)
 if(COMMAND vcpkg_fixup_pkgconfig)
   vcpkg_fixup_pkgconfig()
+endif()
+if(JAXCC_RUNTIME_FEATURE GREATER -1)
+  # The debug build's headers and CMake package duplicate the release's
+  # (vcpkg_cmake_config_fixup has merged its jaxccTargets-debug.cmake).
+  file(REMOVE_RECURSE "${CURRENT_PACKAGES_DIR}/debug/include" "${CURRENT_PACKAGES_DIR}/debug/share")
 endif()
 
 file(INSTALL "${CMAKE_CURRENT_LIST_DIR}/usage" DESTINATION "${CURRENT_PACKAGES_DIR}/share/${PORT}")

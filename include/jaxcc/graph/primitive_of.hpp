@@ -337,7 +337,9 @@ class PrimitiveOf final : public PrimitiveBase {
     return requires(Params const& p, Operands const&... ops) { P::expand(p, ops...); };
   }
   /// This application as the equations P::expand records.
-  FlatFunction expansion() const {
+  FlatFunction expansion() const
+    requires(has_expand())
+  {
     return [this](std::vector<AnyArray> const& inputs) {
       return std::apply([&](auto const&... ops) { return std::vector<AnyArray>{AnyArray(P::expand(params_, ops...))}; },
                         rebuild(inputs));

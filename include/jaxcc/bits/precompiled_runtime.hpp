@@ -1,0 +1,40 @@
+// The precompiled runtime's side in the headers. With JAXCC_PRECOMPILED_RUNTIME
+// defined (linking the CMake target jaxcc::runtime defines it), the rules of
+// jaxcc's own primitives and elementwise ops are declared extern here: a
+// translation unit that binds one does not compile its rules, nor the rules
+// those reach; the library holds them, compiled once
+// (bits/runtime_instances.hpp lists them). Without it nothing changes: the
+// headers alone are the library. <jaxcc/jaxcc.hpp> includes this last.
+#pragma once
+
+#if defined(JAXCC_PRECOMPILED_RUNTIME)
+
+#include <cstdint>
+#include <vector>
+
+#include "jaxcc/bits/runtime_instances.hpp"
+#include "jaxcc/fusion/evaluate.hpp"
+#include "jaxcc/graph/primitive_of.hpp"
+#include "jaxcc/primitives/argminmax.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
+#include "jaxcc/primitives/collectives.hpp"
+#include "jaxcc/primitives/concatenate.hpp"
+#include "jaxcc/primitives/dot_general.hpp"
+#include "jaxcc/primitives/gather.hpp"
+#include "jaxcc/primitives/pad.hpp"
+#include "jaxcc/primitives/reduce.hpp"
+#include "jaxcc/primitives/reshape.hpp"
+#include "jaxcc/primitives/scatter.hpp"
+#include "jaxcc/primitives/sharding_constraint.hpp"
+#include "jaxcc/primitives/slice.hpp"
+#include "jaxcc/primitives/squeeze.hpp"
+#include "jaxcc/primitives/stop_gradient.hpp"
+#include "jaxcc/primitives/transpose.hpp"
+
+namespace jaxcc {
+#define JAXCC_EXTERN_INSTANCE(...) extern template class graph::PrimitiveOf<__VA_ARGS__>;
+JAXCC_RUNTIME_INSTANCES(JAXCC_EXTERN_INSTANCE)
+#undef JAXCC_EXTERN_INSTANCE
+}  // namespace jaxcc
+
+#endif
