@@ -336,10 +336,11 @@ class PrimitiveOf final : public PrimitiveBase {
   static constexpr bool has_expand() {
     return requires(Params const& p, Operands const&... ops) { P::expand(p, ops...); };
   }
-  /// This application as the equations P::expand records.
-  FlatFunction expansion() const
-    requires(has_expand())
-  {
+  /// This application as the equations P::expand records. (A template, so
+  /// that an explicit instantiation of this class, the precompiled
+  /// runtime's, does not instantiate it for a primitive without `expand`.)
+  template <class = void>
+  FlatFunction expansion() const {
     return [this](std::vector<AnyArray> const& inputs) {
       return std::apply([&](auto const&... ops) { return std::vector<AnyArray>{AnyArray(P::expand(params_, ops...))}; },
                         rebuild(inputs));
