@@ -3,14 +3,17 @@
 #include "catch.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
+#include <jaxcc/testing/check_grads.hpp>
 
 #include "support.hpp"
 
@@ -330,6 +333,77 @@ TEST_CASE("comparisons with NaN follow IEEE in the SIMD body and the tail", "[el
     CHECK(ne.to_vector()[i] == (is_nan ? 1.0f : 0.0f));
     CHECK(eq.to_vector()[i] == (is_nan ? 0.0f : 1.0f));
   }
+}
+
+TEST_CASE("erf, erf_inv, rem and fma against the C library, and their derivatives", "[elementwise]") {
+  auto const x = jnp::array<double>({-0.999, -0.5, -1e-3, 0.0, 0.25, 0.9, 0.999999});
+  auto const xs = x.to_vector();
+  auto const e = Array<double>(jaxcc::lax::erf(x)).to_vector();
+  auto const inv = Array<double>(jaxcc::lax::erf_inv(x)).to_vector();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    CHECK(e[i] == Catch::Approx(std::erf(xs[i])).epsilon(1e-13));  // xsimd's erf, some ulps from the C library's
+    CHECK(std::erf(inv[i]) == Catch::Approx(xs[i]).epsilon(1e-14).margin(1e-16));  // the inverse, to double precision
+  }
+  // float32: XLA's polynomial; erf of it returns the input to float precision, over SIMD body and tail.
+  auto const xf = jnp::linspace<float>(-0.9999f, 0.9999f, 1001);
+  auto const invf = Array<float>(jaxcc::lax::erf_inv(xf)).to_vector();
+  auto const xfs = xf.to_vector();
+  for (std::size_t i = 0; i < xfs.size(); ++i) CHECK(std::erf(double(invf[i])) == Catch::Approx(xfs[i]).margin(2e-6));
+  auto const edges = Array<float>(jaxcc::lax::erf_inv(jnp::array<float>({-1.f, 1.f}))).to_vector();
+  CHECK(edges == std::vector<float>{-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()});
+
+  // rem: C's %, sign of the dividend; an integer remainder by zero is the dividend (XLA's).
+  auto const r = Array<std::int32_t>(jnp::fmod(jnp::array<std::int32_t>({7, -7, 7, -7, 5}),
+                                               jnp::array<std::int32_t>({3, 3, -3, -3, 0})));
+  CHECK(r.to_vector() == std::vector<std::int32_t>{1, -1, 1, -1, 5});
+  auto const rf = Array<float>(jnp::fmod(jnp::array<float>({5.5f, -5.5f}), 2.f)).to_vector();
+  CHECK(rf == std::vector<float>{std::fmod(5.5f, 2.f), std::fmod(-5.5f, 2.f)});
+
+  // Derivatives against finite differences (check_grads), away from rem's jumps.
+  auto const smooth = jnp::array<double>({-0.7, -0.2, 0.3, 0.6});
+  CHECK_NOTHROW(jaxcc::testing::check_grads([](Array<double> const& v) { return Array<double>(jaxcc::lax::erf(v)); },
+                                            std::tuple{smooth}, 2));
+  CHECK_NOTHROW(jaxcc::testing::check_grads(
+      [](Array<double> const& v) { return Array<double>(jaxcc::lax::erf_inv(v)); }, std::tuple{smooth}, 2));
+  CHECK_NOTHROW(jaxcc::testing::check_grads(
+      [](Array<double> const& a, Array<double> const& b) { return Array<double>(jnp::fmod(a, b)); },
+      std::tuple{jnp::array<double>({5.3, -4.2, 2.9}), jnp::array<double>({2.1, 1.7, -1.3})}, 1));
+}
+
+TEST_CASE("uint32 arrays: JAX's promotion, wraparound, shifts and bit operations", "[elementwise][uint32]") {
+  using u32 = std::uint32_t;
+  static_assert(std::same_as<jaxcc::promote_t<u32, std::int32_t>, std::int64_t>);
+  static_assert(std::same_as<jaxcc::promote_t<u32, std::int64_t>, std::int64_t>);
+  static_assert(std::same_as<jaxcc::promote_t<u32, bool>, u32>);
+  static_assert(std::same_as<jaxcc::promote_t<u32, float>, float>);
+  static_assert(std::same_as<jaxcc::promote_weak_t<u32, int>, u32>);
+  static_assert(std::same_as<jaxcc::promote_weak_t<u32, double>, float>);
+  auto const a = jnp::array<u32>({0u, 1u, 0x80000000u, 0xFFFFFFFFu});
+  // Worked by hand: 0 - 1 wraps to 2^32 - 1; 2^32 - 1 + 1 wraps to 0.
+  CHECK(Array<u32>(a - 1).to_vector() == std::vector<u32>{0xFFFFFFFFu, 0u, 0x7FFFFFFFu, 0xFFFFFFFEu});
+  CHECK(Array<u32>(a + 1).to_vector() == std::vector<u32>{1u, 2u, 0x80000001u, 0u});
+  CHECK(Array<u32>(a * 2u).to_vector() == std::vector<u32>{0u, 2u, 0u, 0xFFFFFFFEu});
+  // >> is logical on unsigned; shifts by 32 or more give 0, as XLA's.
+  CHECK(Array<u32>(a >> 31).to_vector() == std::vector<u32>{0u, 0u, 1u, 1u});
+  CHECK(Array<u32>(a << 4).to_vector() == std::vector<u32>{0u, 16u, 0u, 0xFFFFFFF0u});
+  CHECK(Array<u32>(a << 32).to_vector() == std::vector<u32>{0u, 0u, 0u, 0u});
+  CHECK(Array<u32>(a ^ 0xFFu).to_vector() == std::vector<u32>{0xFFu, 0xFEu, 0x800000FFu, 0xFFFFFF00u});
+  CHECK(Array<u32>(a & 0x80000001u).to_vector() == std::vector<u32>{0u, 1u, 0x80000000u, 0x80000001u});
+  CHECK(Array<u32>(~a).to_vector() == std::vector<u32>{0xFFFFFFFFu, 0xFFFFFFFEu, 0x7FFFFFFFu, 0u});
+  CHECK(Array<bool>(a > 1u).to_vector() == std::vector<bool>{false, false, true, true});  // unsigned order
+  // int32: >> is arithmetic; past the width it fills with the sign.
+  auto const s = jnp::array<std::int32_t>({-8, 8});
+  CHECK(Array<std::int32_t>(s >> 1).to_vector() == std::vector<std::int32_t>{-4, 4});
+  CHECK(Array<std::int32_t>(s >> 40).to_vector() == std::vector<std::int32_t>{-1, 0});
+  CHECK(Array<std::int32_t>(jaxcc::lax::shift_right_logical(s, 28)).to_vector() == std::vector<std::int32_t>{15, 0});
+  // Mixed with int32 the result is int64, as jnp.promote_types(uint32, int32) with x64.
+  auto const mixed = a + jnp::array<std::int32_t>({-1, -1, -1, -1});
+  static_assert(std::same_as<jaxcc::value_type_t<decltype(mixed)>, std::int64_t>);
+  CHECK(Array<std::int64_t>(mixed).to_vector() == std::vector<std::int64_t>{-1, 0, 2147483647, 4294967294});
+  CHECK(jaxcc_test::streamed(a) == "Array([         0,          1, 2147483648, 4294967295], dtype=uint32)");
+  CHECK(Array<float>(a.astype<float>()).to_vector() == std::vector<float>{0.f, 1.f, 2147483648.f, 4294967296.f});
+  CHECK(jnp::array<float>({-3.f, 1e10f, 7.9f}).astype<u32>().to_vector() == std::vector<u32>{0u, 0xFFFFFFFFu, 7u});
+  CHECK(jnp::sum(a).item() == 0x80000000u);  // 1 + (2^32 - 1) wraps to 0, leaving 2^31
 }
 
 }  // namespace test_elementwise

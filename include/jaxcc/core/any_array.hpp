@@ -46,7 +46,8 @@ class AnyArray {
   }
 
  private:
-  std::variant<Array<float>, Array<double>, Array<std::int32_t>, Array<std::int64_t>, Array<bool>> value_;
+  std::variant<Array<float>, Array<double>, Array<std::int32_t>, Array<std::int64_t>, Array<bool>, Array<std::uint32_t>>
+      value_;
 };
 
 inline std::ostream& operator<<(std::ostream& os, AnyArray const& a) {

@@ -14,14 +14,17 @@ namespace jaxcc {
 template <class T>
 concept Element = std::same_as<T, float> || std::same_as<T, double> ||
                   std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
-                  std::same_as<T, bool>;
+                  std::same_as<T, std::uint32_t> || std::same_as<T, bool>;
 
 /// A C++ arithmetic scalar usable beside arrays; like a Python scalar in JAX it
 /// is weakly typed and takes the array's dtype where it can.
 template <class T>
 concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>>;
 
-enum class DType { bool_, int32, int64, float32, float64 };
+enum class DType { bool_, int32, int64, float32, float64, uint32 };
+
+/// How many element types there are (the size of per-dtype tables).
+inline constexpr std::size_t dtype_count = 6;
 
 constexpr std::string_view name(DType d) noexcept {
   switch (d) {
@@ -30,6 +33,7 @@ constexpr std::string_view name(DType d) noexcept {
     case DType::int64: return "int64";
     case DType::float32: return "float32";
     case DType::float64: return "float64";
+    case DType::uint32: return "uint32";
   }
   return "?";
 }
@@ -44,6 +48,7 @@ constexpr std::size_t item_size(DType d) noexcept {
     case DType::int64: return 8;
     case DType::float32: return 4;
     case DType::float64: return 8;
+    case DType::uint32: return 4;
   }
   return 0;
 }
@@ -52,6 +57,7 @@ template <Element T>
 inline constexpr DType dtype_of = std::same_as<T, bool>           ? DType::bool_
                                   : std::same_as<T, std::int32_t> ? DType::int32
                                   : std::same_as<T, std::int64_t> ? DType::int64
+                                  : std::same_as<T, std::uint32_t> ? DType::uint32
                                   : std::same_as<T, float>        ? DType::float32
                                                                   : DType::float64;
 
@@ -65,19 +71,32 @@ decltype(auto) with_element_type(DType dtype, F&& f) {
     case DType::int32: return f(std::type_identity<std::int32_t>{});
     case DType::int64: return f(std::type_identity<std::int64_t>{});
     case DType::float32: return f(std::type_identity<float>{});
+    case DType::uint32: return f(std::type_identity<std::uint32_t>{});
     case DType::float64: break;
   }
   return f(std::type_identity<double>{});
 }
 
-// Position on JAX's lattice (x64 on): bool < int32 < int64 < float32 < float64.
-// Every integer joins a float at that float, so the join is the maximum.
-template <Element T>
-inline constexpr int lattice_rank = static_cast<int>(dtype_of<T>);
-
+// JAX's lattice (x64 on), restricted to jaxcc's types: bool below every
+// number; int32 and uint32 side by side, joining at int64; every integer
+// joins a float at that float; float32 below float64.
 template <Element A, Element B>
 struct promote {
-  using type = std::conditional_t<(lattice_rank<A> >= lattice_rank<B>), A, B>;
+  static constexpr int rank(DType d) {
+    switch (d) {
+      case DType::bool_: return 0;
+      case DType::int32:
+      case DType::uint32: return 1;
+      case DType::int64: return 2;
+      case DType::float32: return 3;
+      case DType::float64: return 4;
+    }
+    return 0;
+  }
+  static constexpr int ra = rank(dtype_of<A>), rb = rank(dtype_of<B>);
+  using type = std::conditional_t<
+      std::same_as<A, B>, A,
+      std::conditional_t<(ra == rb), std::int64_t, std::conditional_t<(ra > rb), A, B>>>;
 };
 
 // A weakly typed scalar S beside an array of T (JAX's weak types).

@@ -269,13 +269,20 @@ inline void extend_line(std::string& s, std::string& line, std::string_view word
 template <Element T>
 class ArrayPrinter {
  public:
-  explicit ArrayPrinter(Array<T> const& x)
-      : x_(x), summarize_(x.size() > print_threshold), format_(shown_elements(), x.ndim() == 0) {}
+  /// repr's layout by default; numpy's str is `ArrayPrinter(x, "", " ", 0)`.
+  explicit ArrayPrinter(Array<T> const& x, std::string_view prefix = print_prefix,
+                        std::string_view separator = print_separator, std::size_t suffix_size = 1)
+      : x_(x),
+        summarize_(x.size() > print_threshold),
+        format_(shown_elements(), x.ndim() == 0),
+        prefix_size_(prefix.size()),
+        separator_(separator),
+        suffix_size_(suffix_size) {}
 
   std::string print() const {
-    // Continuation lines start under the first element: past "Array(" and "[".
-    std::string const indent(print_prefix.size() + 1, ' ');
-    return format_rows(0, 0, indent, print_line_width - 1);  // - len(suffix)
+    // Continuation lines start under the first element: past the prefix and "[".
+    std::string const indent(prefix_size_ + 1, ' ');
+    return format_rows(0, 0, indent, print_line_width - suffix_size_);
   }
 
  private:
@@ -323,15 +330,16 @@ class ArrayPrinter {
       for (std::size_t k = 0; k < shown.size(); ++k) {
         if (k == summary_after) {
           extend_line(s, line, "...", elem_width, indent);
-          line += print_separator;
+          line += separator_;
         }
         extend_line(s, line, format_rows(axis + 1, offset + shown[k] * stride, next_indent, width - 1), elem_width,
                     indent);
-        if (k + 1 < shown.size()) line += print_separator;
+        if (k + 1 < shown.size()) line += separator_;
       }
       s += line;
     } else {
-      std::string const line_separator = "," + std::string(rank - axis - 1, '\n');
+      auto const row_end = separator_.substr(0, separator_.find_last_not_of(' ') + 1);  // numpy's separator.rstrip()
+      std::string const line_separator = std::string(row_end) + std::string(rank - axis - 1, '\n');
       for (std::size_t k = 0; k < shown.size(); ++k) {
         if (k == summary_after) s += indent + "..." + line_separator;
         s += indent + format_rows(axis + 1, offset + shown[k] * stride, next_indent, width - 1);
@@ -344,6 +352,9 @@ class ArrayPrinter {
   Array<T> const& x_;
   bool summarize_;
   typename element_format<T>::type format_;
+  std::size_t prefix_size_;
+  std::string_view separator_;
+  std::size_t suffix_size_;
 };
 
 }  // namespace jaxcc::detail

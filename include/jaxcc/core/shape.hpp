@@ -125,6 +125,13 @@ inline Strides broadcast_strides(Shape const& shape, Strides const& strides, Sha
   return out;
 }
 
+/// Shape a ++ b.
+inline Shape concat_shapes(Shape const& a, Shape const& b) {
+  Shape out = a;
+  for (auto d : b) out.push_back(d);
+  return out;
+}
+
 inline std::size_t hash_shape(Shape const& s) noexcept {
   std::size_t h = s.size();
   for (auto d : s) h ^= std::hash<std::int64_t>{}(d) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);

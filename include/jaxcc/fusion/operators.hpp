@@ -6,6 +6,7 @@
 #pragma once
 
 #include <concepts>
+#include <type_traits>
 
 #include "jaxcc/fusion/evaluate.hpp"
 #include "jaxcc/fusion/expr.hpp"
@@ -68,6 +69,13 @@ auto same_type_unary(A const& a) {
   return fusion::make_expr<Op>(a);
 }
 
+/// Operands of a bitwise op: integers or bools, after promotion.
+template <class A, class B>
+concept BitOperands = ArrayOrScalar<A> && ArrayOrScalar<B> && std::integral<binary_dtype_t<A, B>>;
+/// Operands of a shift: integers, after promotion.
+template <class A, class B>
+concept ShiftOperands = BitOperands<A, B> && !std::same_as<binary_dtype_t<A, B>, bool>;
+
 }  // namespace detail
 
 // --- operators -----------------------------------------------------------
@@ -111,6 +119,37 @@ JAXCC_COMPARISON(<=, le_p)
 JAXCC_COMPARISON(>, gt_p)
 JAXCC_COMPARISON(>=, ge_p)
 #undef JAXCC_COMPARISON
+
+// Bitwise operators on integers and bools; `>>` is arithmetic on signed
+// integers and logical on unsigned ones, as in numpy.
+#define JAXCC_BITWISE(op, prim)                                              \
+  template <class A, class B>                                               \
+    requires(ArrayLike<A> || ArrayLike<B>) && detail::BitOperands<A, B>     \
+  auto operator op(A const& a, B const& b) {                                \
+    return detail::binary<primitives::prim>(a, b);                          \
+  }
+JAXCC_BITWISE(&, and_p)
+JAXCC_BITWISE(|, or_p)
+JAXCC_BITWISE(^, xor_p)
+#undef JAXCC_BITWISE
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ShiftOperands<A, B>
+auto operator<<(A const& a, B const& b) {
+  return detail::binary<primitives::shift_left_p>(a, b);
+}
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ShiftOperands<A, B>
+auto operator>>(A const& a, B const& b) {
+  if constexpr (std::is_signed_v<detail::binary_dtype_t<A, B>>)
+    return detail::binary<primitives::shift_right_arithmetic_p>(a, b);
+  else
+    return detail::binary<primitives::shift_right_logical_p>(a, b);
+}
+template <ArrayLike A>
+  requires std::integral<value_type_t<A>>
+auto operator~(A const& a) {
+  return detail::same_type_unary<primitives::not_p>(a);
+}
 
 /// `x += y` rebinds x to a new array (arrays are values; nothing is written in place).
 #define JAXCC_COMPOUND(op)                                            \

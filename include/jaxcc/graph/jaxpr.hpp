@@ -68,7 +68,8 @@ class JaxprWriter {
     switch (dtype) {
       case DType::bool_: text = value != 0 ? "True" : "False"; break;
       case DType::int32:
-      case DType::int64: text = std::to_string(static_cast<long long>(value)); break;
+      case DType::int64:
+      case DType::uint32: text = std::to_string(static_cast<long long>(value)); break;
       default: text = python_float_repr(value);
     }
     return text + ":" + type_string(dtype, {});

@@ -50,8 +50,8 @@ struct ValueOps {
 }  // namespace jaxcc::graph
 
 namespace jaxcc::detail {
-inline std::array<graph::ValueOps, 5>& value_ops_tables() {
-  static std::array<graph::ValueOps, 5> tables;
+inline std::array<graph::ValueOps, dtype_count>& value_ops_tables() {
+  static std::array<graph::ValueOps, dtype_count> tables;
   return tables;
 }
 }  // namespace jaxcc::detail
@@ -84,6 +84,7 @@ void install_value_ops() {
     Ops::template fill<std::int64_t>(value_ops_of(DType::int64));
     Ops::template fill<float>(value_ops_of(DType::float32));
     Ops::template fill<double>(value_ops_of(DType::float64));
+    Ops::template fill<std::uint32_t>(value_ops_of(DType::uint32));
     return true;
   }();
   (void)installed;

@@ -92,6 +92,52 @@ auto where(C const& condition, A const& x, B const& y) {
                                                  detail::operand_as<T>(y));
 }
 
+/// fmod(a, b): the remainder with the dividend's sign (lax.rem), as jnp.fmod.
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto fmod(A const& a, B const& b) {
+  return detail::binary<primitives::rem_p>(a, b);
+}
+
+// Bitwise functions, on integers and bools (shifts: integers only); the
+// operators of fusion/operators.hpp under numpy's names.
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::BitOperands<A, B>
+auto bitwise_and(A const& a, B const& b) {
+  return a & b;
+}
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::BitOperands<A, B>
+auto bitwise_or(A const& a, B const& b) {
+  return a | b;
+}
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::BitOperands<A, B>
+auto bitwise_xor(A const& a, B const& b) {
+  return a ^ b;
+}
+template <ArrayLike A>
+  requires std::integral<value_type_t<A>>
+auto bitwise_not(A const& a) {
+  return ~a;
+}
+template <ArrayLike A>
+  requires std::integral<value_type_t<A>>
+auto invert(A const& a) {
+  return ~a;
+}
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ShiftOperands<A, B>
+auto left_shift(A const& a, B const& b) {
+  return a << b;
+}
+/// Arithmetic for signed integers, logical for unsigned ones.
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ShiftOperands<A, B>
+auto right_shift(A const& a, B const& b) {
+  return a >> b;
+}
+
 /// clip(x, lo, hi) = minimum(maximum(x, lo), hi), as jnp.clip.
 template <ArrayLike A, class Lo, class Hi>
   requires detail::ArrayOrScalar<Lo> && detail::ArrayOrScalar<Hi>
@@ -108,6 +154,26 @@ Array<U> convert_element_type(Array<T> const& x) {
   if constexpr (std::same_as<T, U>) return x;
   else return fusion::cast<U>(x);
 }
+
+/// lax's elementwise functions that jax.numpy spells otherwise. Operands
+/// share a dtype, as lax requires.
+template <ArrayLike A> auto erf(A const& a) { return detail::float_unary<primitives::erf_p>(a); }
+template <ArrayLike A> auto erf_inv(A const& a) { return detail::float_unary<primitives::erf_inv_p>(a); }
+template <ArrayLike A, ArrayLike B>
+  requires std::same_as<value_type_t<A>, value_type_t<B>>
+auto rem(A const& a, B const& b) {
+  return fusion::make_expr<primitives::rem_p>(a, b);
+}
+#define JAXCC_LAX_SHIFT(fn, prim)                                                       \
+  template <ArrayLike A, class B>                                                       \
+    requires detail::ShiftOperands<A, B> && (Scalar<B> || std::same_as<value_type_t<A>, value_type_t<B>>) \
+  auto fn(A const& a, B const& b) {                                                     \
+    return detail::binary_as<primitives::prim, value_type_t<A>>(a, b);                  \
+  }
+JAXCC_LAX_SHIFT(shift_left, shift_left_p)
+JAXCC_LAX_SHIFT(shift_right_logical, shift_right_logical_p)
+JAXCC_LAX_SHIFT(shift_right_arithmetic, shift_right_arithmetic_p)
+#undef JAXCC_LAX_SHIFT
 
 }  // namespace lax
 }  // namespace jaxcc

@@ -30,6 +30,13 @@ template <class T>
 inline constexpr bool is_float = std::is_floating_point_v<T>;
 template <class T>
 inline constexpr bool is_int = std::is_integral_v<T> && !std::same_as<T, bool>;
+template <class T>
+inline constexpr bool is_unsigned = is_int<T> && std::is_unsigned_v<T>;
+// Lanes whose order-dependent SIMD ops (compare, min, max, abs) xsimd gets
+// right on every target: floats and signed integers. Unsigned lanes take the
+// scalar kernels there; SSE2 has no unsigned compare.
+template <class L>
+inline constexpr bool ordered_simd = !std::same_as<L, bool> && !is_unsigned<L>;
 }  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
@@ -217,7 +224,7 @@ struct select_p {
   struct type {                                                                          \
     static constexpr std::string_view name = op_name;                                    \
     template <class T> using result = bool;                                              \
-    template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;          \
+    template <class L> static constexpr bool simd_for = detail::ordered_simd<L>;          \
     template <class T> static bool scalar(T a, T b) { return a op b; }                   \
     template <class B> static auto simd(B const& a, B const& b) { return simd_expr; }    \
     template <class A, class B, class DA, class DB>                                      \
@@ -247,7 +254,7 @@ auto balanced_eq(X const& x, Z const& z, Y const& y) {
   struct type {                                                                                         \
     JAXCC_SAME_TYPE_OP(op_name)                                                                         \
     int_kernel                                                                                          \
-    template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;                         \
+    template <class L> static constexpr bool simd_for = detail::ordered_simd<L>;                        \
     template <class T> static T scalar(T a, T b) {                                                      \
       if constexpr (detail::is_float<T>) {                                                              \
         if (std::isnan(a)) return a;                                                                    \
@@ -283,7 +290,8 @@ struct pow_p {
     if constexpr (detail::is_float<T>) {
       return std::pow(a, b);
     } else {  // integer power by squaring; a negative exponent gives 0 unless |a| == 1
-      if (b < 0) return a == 1 ? T{1} : a == -1 ? ((b & 1) ? T{-1} : T{1}) : T{0};
+      if constexpr (std::is_signed_v<T>)
+        if (b < 0) return a == 1 ? T{1} : a == -1 ? ((b & 1) ? T{-1} : T{1}) : T{0};
       T result = 1;
       for (T base = a; b > 0; b >>= 1, base *= base)
         if (b & 1) result *= base;
@@ -305,8 +313,11 @@ struct pow_p {
 struct sign_p;
 struct abs_p {
   JAXCC_SAME_TYPE_OP("abs")
-  template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a) { if constexpr (std::same_as<T, bool>) return a; else return a < 0 ? T(-a) : a; }
+  template <class L> static constexpr bool simd_for = detail::ordered_simd<L>;
+  template <class T> static T scalar(T a) {
+    if constexpr (std::same_as<T, bool> || detail::is_unsigned<T>) return a;
+    else return a < 0 ? T(-a) : a;
+  }
   template <class B> static B simd(B const& a) { return xsimd::abs(a); }
   template <class A, class DA>
   static auto tangent(A const& a, DA const& da) { return fusion::t_scale(da, ex<sign_p>(a)); }
@@ -316,6 +327,7 @@ struct sign_p {  // sign(0) = 0, sign(nan) = nan
   template <class L> static constexpr bool simd_for = detail::is_float<L>;  // uses select (see select_p)
   template <class T> static T scalar(T a) {
     if constexpr (std::same_as<T, bool>) return a;
+    else if constexpr (detail::is_unsigned<T>) return a > 0 ? T(1) : T(0);
     else return a > 0 ? T(1) : a < 0 ? T(-1) : a;
   }
   template <class B> static B simd(B const& a) {
@@ -419,6 +431,130 @@ struct logistic_p {  // 1 / (1 + exp(-x)), jax.nn.sigmoid's primitive
   }
 };
 
+/// a * b + c rounded once. XLA on CPU contracts jax.random.uniform's
+/// `floats * (maxval - minval) + minval` into one, so the samplers use this
+/// to give its bits. SIMD only where the target has the instruction: xsimd
+/// emulates fma elsewhere with two roundings; std::fma is exact everywhere.
+struct fma_p {
+  JAXCC_SAME_TYPE_OP("fma")
+#ifdef __FMA__
+  template <class L> static constexpr bool simd_for = detail::is_float<L>;
+#else
+  template <class L> static constexpr bool simd_for = false;
+#endif
+  template <class T> static T scalar(T a, T b, T c) {
+    if constexpr (detail::is_float<T>) return std::fma(a, b, c);
+    else return static_cast<T>(a * b + c);
+  }
+  template <class B> static B simd(B const& a, B const& b, B const& c) { return xsimd::fma(a, b, c); }
+  template <class A, class B, class C, class DA, class DB, class DC>
+  static auto tangent(A const& a, B const& b, C const&, DA const& da, DB const& db, DC const& dc) {
+    return fusion::t_add(fusion::t_add(fusion::t_scale(da, b), fusion::t_scale(db, a)), dc);
+  }
+};
+
+/// lax.rem: the remainder of truncated division, with the dividend's sign
+/// (C's `%`, fmod on floats). An integer remainder by zero is the dividend,
+/// and INT_MIN % -1 is 0, as XLA defines them.
+struct div_p;
+struct rem_p {
+  JAXCC_SAME_TYPE_OP("rem")
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (detail::is_float<T>) {
+      return std::fmod(a, b);
+    } else if constexpr (std::same_as<T, bool>) {
+      return b ? false : a;
+    } else {
+      if (b == 0) return a;
+      if constexpr (std::is_signed_v<T>)
+        if (b == -1) return 0;
+      return static_cast<T>(a % b);
+    }
+  }
+  // JAX's rule: d/da = 1; d/db = -sign(a / b) * floor(|a / b|).
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
+    auto const q = ex<div_p>(a, b);
+    return fusion::t_add(da, fusion::t_neg(fusion::t_scale(db, ex<mul_p>(ex<sign_p>(q), ex<floor_p>(ex<abs_p>(q))))));
+  }
+};
+
+struct erf_p {
+  JAXCC_SAME_TYPE_OP("erf")
+  template <class L> static constexpr bool simd_for = detail::is_float<L>;
+  template <class T> static T scalar(T a) { return std::erf(a); }
+  template <class B> static B simd(B const& a) { return xsimd::erf(a); }
+  template <class A, class DA>
+  static auto tangent(A const& a, DA const& da) {  // 2/sqrt(pi) exp(-a^2)
+    using T = value_of<A>;
+    return fusion::t_scale(da, ex<mul_p>(ScalarLeaf<T>{T(1.1283791670955126)}, ex<exp_p>(ex<neg_p>(ex<square_p>(a)))));
+  }
+};
+
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::detail {
+
+/// XLA's float32 erf_inv (Giles' single-precision approximation), written
+/// once for scalars and SIMD lanes so that normal samples are XLA's to the
+/// ulp of log1p: w = -log1p(-x^2), a degree-8 polynomial in w - 2.5 below
+/// w = 5 and in sqrt(w) - 3 above, times x; erf_inv(+-1) = +-inf.
+template <class V, class Select, class Sqrt, class Log1p, class Abs>
+V giles_erf_inv(V const& x, Select select, Sqrt sqrt_fn, Log1p log1p_fn, Abs abs_fn) {
+  static constexpr float small[] = {2.81022636e-08f, 3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
+                                    -0.00125372503f, -0.00417768164f, 0.246640727f,    1.50140941f};
+  static constexpr float large[] = {-0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f,
+                                    -0.0076224613f,   0.00943887047f,  1.00167406f,    2.83297682f};
+  V w = -log1p_fn(-(x * x));
+  auto const lt = w < V(5.0f);
+  w = select(lt, w - V(2.5f), sqrt_fn(w) - V(3.0f));
+  V p = select(lt, V(small[0]), V(large[0]));
+  for (int i = 1; i < 9; ++i) p = select(lt, V(small[i]), V(large[i])) + p * w;
+  return select(abs_fn(x) == V(1.0f), x * V(std::numeric_limits<float>::infinity()), p * x);
+}
+
+/// erf_inv in float64: the float32 estimate refined by two Newton steps on
+/// erf(y) = x, which reach double precision from float precision.
+inline double erf_inv_double(double x) {
+  if (!(std::abs(x) < 1.0)) return std::abs(x) == 1.0 ? x * std::numeric_limits<double>::infinity() : std::nan("");
+  auto y = static_cast<double>(giles_erf_inv<float>(
+      static_cast<float>(x), [](bool c, float a, float b) { return c ? a : b; }, [](float v) { return std::sqrt(v); },
+      [](float v) { return std::log1p(v); }, [](float v) { return std::abs(v); }));
+  if (std::isinf(y)) y = std::copysign(5.9, x);  // x rounded to +-1 in float: start near erf_inv(1 - 2^-53)
+  for (int i = 0; i < 2; ++i) y -= (std::erf(y) - x) / (1.1283791670955126 * std::exp(-y * y));
+  return y;
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::primitives {
+
+/// lax.erf_inv: the inverse of erf on (-1, 1); what normal samples are made of.
+struct erf_inv_p {
+  JAXCC_SAME_TYPE_OP("erf_inv")
+  template <class L> static constexpr bool simd_for = std::same_as<L, float>;
+  template <class T> static T scalar(T a) {
+    if constexpr (std::same_as<T, float>)
+      return detail::giles_erf_inv<float>(
+          a, [](bool c, float x, float y) { return c ? x : y; }, [](float v) { return std::sqrt(v); },
+          [](float v) { return std::log1p(v); }, [](float v) { return std::abs(v); });
+    else
+      return static_cast<T>(detail::erf_inv_double(static_cast<double>(a)));
+  }
+  template <class B> static B simd(B const& a) {
+    return detail::giles_erf_inv<B>(
+        a, [](auto const& c, B const& x, B const& y) { return xsimd::select(c, x, y); },
+        [](B const& v) { return xsimd::sqrt(v); }, [](B const& v) { return xsimd::log1p(v); },
+        [](B const& v) { return xsimd::abs(v); });
+  }
+  template <class A, class DA>
+  static auto tangent(A const& a, DA const& da) {  // sqrt(pi)/2 exp(erf_inv(a)^2)
+    using T = value_of<A>;
+    return fusion::t_scale(da, ex<mul_p>(ScalarLeaf<T>{T(0.88622692545275801)}, ex<exp_p>(ex<square_p>(ex<erf_inv_p>(a)))));
+  }
+};
+
 #undef JAXCC_SAME_TYPE_OP
 
 // Logical ops: bool in, bool out (bitwise on integers); nothing to differentiate.
@@ -435,7 +571,34 @@ struct logistic_p {  // 1 / (1 + exp(-x)), jax.nn.sigmoid's primitive
   };
 JAXCC_LOGICAL_OP(and_p, "and", a && b, a & b)
 JAXCC_LOGICAL_OP(or_p, "or", a || b, a | b)
+JAXCC_LOGICAL_OP(xor_p, "xor", a != b, a ^ b)
 #undef JAXCC_LOGICAL_OP
+
+// Shifts of integers by integers of the same dtype. A shift by a negative
+// amount or by the bit width or more gives 0 (or, shifting an arithmetic
+// right, the sign), as in XLA, where C++ would be undefined.
+#define JAXCC_SHIFT_OP(type, op_name, body)                                                     \
+  struct type {                                                                                 \
+    static constexpr std::string_view name = op_name;                                           \
+    template <class T> using result = T;                                                        \
+    template <class L> static constexpr bool simd_for = false;                                  \
+    template <class T> static T scalar(T a, T b) {                                              \
+      using U = std::make_unsigned_t<T>;                                                        \
+      constexpr auto bits = static_cast<U>(8 * sizeof(T));                                      \
+      bool const in_range = static_cast<U>(b) < bits; /* a negative b is a huge U */            \
+      body                                                                                      \
+    }                                                                                           \
+    template <class A, class B, class DA, class DB>                                             \
+    static auto tangent(A const&, B const&, DA const&, DB const&) { return Zero<value_of<A>>{}; } \
+  };
+JAXCC_SHIFT_OP(shift_left_p, "shift_left",
+               return in_range ? static_cast<T>(static_cast<U>(static_cast<U>(a) << static_cast<U>(b))) : T{0};)
+JAXCC_SHIFT_OP(shift_right_logical_p, "shift_right_logical",
+               return in_range ? static_cast<T>(static_cast<U>(a) >> static_cast<U>(b)) : T{0};)
+JAXCC_SHIFT_OP(shift_right_arithmetic_p, "shift_right_arithmetic",
+               if constexpr (std::is_signed_v<T>) return a >> (in_range ? b : T(bits - 1));
+               else return in_range ? static_cast<T>(a >> b) : T{0};)
+#undef JAXCC_SHIFT_OP
 struct not_p {
   static constexpr std::string_view name = "not";
   template <class T> using result = T;

@@ -28,12 +28,6 @@ Array<T> stacked_basis(Shape const& shape) {
   return lax::reshape(numpy::eye<T>(shape.numel()), stacked);
 }
 
-/// Shape a ++ b.
-inline Shape concat_shapes(Shape const& a, Shape const& b) {
-  Shape out = a;
-  for (auto d : b) out.push_back(d);
-  return out;
-}
 
 /// f as a function of its arguments at positions I (the others fixed).
 template <std::size_t... I, class F, class... Args>
