@@ -3,7 +3,7 @@
 #   cmake -DINCLUDE_DIR=<include> -P check_layers.cmake
 # and fails naming each include that crosses a layer downwards.
 set(lower core bits fusion graph primitives)
-set(upper numpy lax transforms nn)
+set(upper numpy lax transforms nn random)
 set(violations "")
 foreach(layer ${lower})
   file(GLOB_RECURSE headers ${INCLUDE_DIR}/jaxcc/${layer}/*.hpp)

@@ -15,10 +15,10 @@ import itertools
 import pathlib
 
 FLOATS = ["float", "double"]
-INTS = ["std::int32_t", "std::int64_t"]
+INDICES = ["std::int32_t", "std::int64_t"]
+INTS = INDICES + ["std::uint32_t"]
 NUMERIC = FLOATS + INTS
 ALL = NUMERIC + ["bool"]
-INDICES = INTS
 
 instances = []  # (group, template arguments of graph::PrimitiveOf)
 
@@ -64,28 +64,40 @@ for t in FLOATS:
 primitive("layout", "reduce_or_p", "Array<bool>")
 primitive("layout", "reduce_and_p", "Array<bool>")
 primitive("collectives", "axis_index_p")
+for u in ["std::uint32_t", "float", "double"]:
+    primitive("random", f"random_bits_p<{u}>", "Array<std::uint32_t>")
+primitive("random", "random_split_p", "Array<std::uint32_t>")
+primitive("random", "random_fold_in_p", "Array<std::uint32_t>", "Array<std::uint32_t>")
+primitive("random", "random_permutation_p", "Array<std::uint32_t>")
 
 # --- elementwise ops as one-op regions ------------------------------------------
 for t in FLOATS:
     for op in ["sin_p", "cos_p", "tan_p", "tanh_p", "exp_p", "expm1_p", "log_p", "log1p_p", "sqrt_p", "logistic_p",
-               "atan_p", "floor_p", "round_p"]:
+               "atan_p", "floor_p", "round_p", "erf_p", "erf_inv_p"]:
         region("unary", op, ("A", t))
     for kinds in binary_kinds(t):
         region("arithmetic", "div_p", *kinds)
+    for c in "AS":  # a * b + c with a an array (jax.random.uniform's scale and shift)
+        for b in "AS":
+            region("arithmetic", "fma_p", ("A", t), (b, t), (c, t))
 for t in NUMERIC:
     for op in ["neg_p", "abs_p", "sign_p", "square_p"]:
         region("unary", op, ("A", t))
-    for op in ["add_p", "sub_p", "mul_p", "max_p", "min_p", "pow_p"]:
+    for op in ["add_p", "sub_p", "mul_p", "max_p", "min_p", "pow_p", "rem_p"]:
         for kinds in binary_kinds(t):
             region("arithmetic", op, *kinds)
     for op in ["eq_p", "ne_p", "lt_p", "le_p", "gt_p", "ge_p"]:
         for kinds in binary_kinds(t):
             region("compare", op, *kinds)
 for t in INTS + ["bool"]:
-    for op in ["and_p", "or_p"]:
+    for op in ["and_p", "or_p", "xor_p"]:
         for kinds in binary_kinds(t):
             region("compare", op, *kinds)
     region("unary", "not_p", ("A", t))
+for t in INTS:
+    for op in ["shift_left_p", "shift_right_logical_p", "shift_right_arithmetic_p"]:
+        for kinds in binary_kinds(t):
+            region("arithmetic", op, *kinds)
 for op in ["add_p", "mul_p", "eq_p", "ne_p"]:
     for kinds in binary_kinds("bool"):
         region("compare", op, *kinds)

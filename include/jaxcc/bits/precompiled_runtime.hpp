@@ -22,6 +22,7 @@
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/pad.hpp"
+#include "jaxcc/primitives/random_bits.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/scatter.hpp"

@@ -13,9 +13,17 @@
   X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, Array<float>, Array<float>>>, Array<float>, Array<float>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, fusion::ScalarLeaf<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, Array<double>, Array<double>>>, Array<double>, Array<double>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, fusion::ScalarLeaf<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
@@ -34,6 +42,9 @@
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
@@ -52,6 +63,9 @@
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
@@ -70,6 +84,9 @@
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
@@ -88,6 +105,57 @@
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::max_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::min_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
 
 #define JAXCC_RUNTIME_INSTANCES_COLLECTIVES(X) \
   X(primitives::psum_p, Array<float>) \
@@ -122,6 +190,14 @@
   X(primitives::ppermute_p, Array<std::int64_t>) \
   X(primitives::all_to_all_p, Array<std::int64_t>) \
   X(primitives::sharding_constraint_p, Array<std::int64_t>) \
+  X(primitives::psum_p, Array<std::uint32_t>) \
+  X(primitives::pmax_p, Array<std::uint32_t>) \
+  X(primitives::pmin_p, Array<std::uint32_t>) \
+  X(primitives::all_gather_p, Array<std::uint32_t>) \
+  X(primitives::psum_scatter_p, Array<std::uint32_t>) \
+  X(primitives::ppermute_p, Array<std::uint32_t>) \
+  X(primitives::all_to_all_p, Array<std::uint32_t>) \
+  X(primitives::sharding_constraint_p, Array<std::uint32_t>) \
   X(primitives::psum_p, Array<bool>) \
   X(primitives::pmax_p, Array<bool>) \
   X(primitives::pmin_p, Array<bool>) \
@@ -205,24 +281,60 @@
   X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::le_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::and_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::or_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
+  X(primitives::fused_p<fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
@@ -241,6 +353,7 @@
   X(primitives::dot_general_p, Array<double>, Array<double>) \
   X(primitives::dot_general_p, Array<std::int32_t>, Array<std::int32_t>) \
   X(primitives::dot_general_p, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::dot_general_p, Array<std::uint32_t>, Array<std::uint32_t>) \
   X(primitives::dot_general_p, Array<bool>, Array<bool>) \
 
 #define JAXCC_RUNTIME_INSTANCES_INDEXING(X) \
@@ -280,6 +393,15 @@
   X(primitives::scatter_add_p, Array<std::int64_t>, Array<std::int64_t>, Array<std::int64_t>) \
   X(primitives::dynamic_slice_p, Array<std::int64_t>, std::vector<Array<std::int64_t>>) \
   X(primitives::dynamic_update_slice_p, Array<std::int64_t>, Array<std::int64_t>, std::vector<Array<std::int64_t>>) \
+  X(primitives::scatter_p, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::gather_p, Array<std::uint32_t>, Array<std::int32_t>) \
+  X(primitives::scatter_add_p, Array<std::uint32_t>, Array<std::int32_t>, Array<std::uint32_t>) \
+  X(primitives::dynamic_slice_p, Array<std::uint32_t>, std::vector<Array<std::int32_t>>) \
+  X(primitives::dynamic_update_slice_p, Array<std::uint32_t>, Array<std::uint32_t>, std::vector<Array<std::int32_t>>) \
+  X(primitives::gather_p, Array<std::uint32_t>, Array<std::int64_t>) \
+  X(primitives::scatter_add_p, Array<std::uint32_t>, Array<std::int64_t>, Array<std::uint32_t>) \
+  X(primitives::dynamic_slice_p, Array<std::uint32_t>, std::vector<Array<std::int64_t>>) \
+  X(primitives::dynamic_update_slice_p, Array<std::uint32_t>, Array<std::uint32_t>, std::vector<Array<std::int64_t>>) \
   X(primitives::scatter_p, Array<bool>, Array<bool>) \
   X(primitives::gather_p, Array<bool>, Array<std::int32_t>) \
   X(primitives::scatter_add_p, Array<bool>, Array<std::int32_t>, Array<bool>) \
@@ -343,6 +465,19 @@
   X(primitives::argmin_p, Array<std::int64_t>) \
   X(primitives::concatenate_p, std::vector<Array<std::int64_t>>) \
   X(primitives::pad_p, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::transpose_p, Array<std::uint32_t>) \
+  X(primitives::squeeze_p, Array<std::uint32_t>) \
+  X(primitives::reshape_p, Array<std::uint32_t>) \
+  X(primitives::broadcast_in_dim_p, Array<std::uint32_t>) \
+  X(primitives::slice_p, Array<std::uint32_t>) \
+  X(primitives::device_part_p, Array<std::uint32_t>) \
+  X(primitives::reduce_sum_p, Array<std::uint32_t>) \
+  X(primitives::reduce_max_p, Array<std::uint32_t>) \
+  X(primitives::reduce_min_p, Array<std::uint32_t>) \
+  X(primitives::argmax_p, Array<std::uint32_t>) \
+  X(primitives::argmin_p, Array<std::uint32_t>) \
+  X(primitives::concatenate_p, std::vector<Array<std::uint32_t>>) \
+  X(primitives::pad_p, Array<std::uint32_t>, Array<std::uint32_t>) \
   X(primitives::transpose_p, Array<bool>) \
   X(primitives::squeeze_p, Array<bool>) \
   X(primitives::reshape_p, Array<bool>) \
@@ -360,10 +495,19 @@
   X(primitives::reduce_prod_p, Array<double>) \
   X(primitives::reduce_prod_p, Array<std::int32_t>) \
   X(primitives::reduce_prod_p, Array<std::int64_t>) \
+  X(primitives::reduce_prod_p, Array<std::uint32_t>) \
   X(primitives::stop_gradient_p, Array<float>) \
   X(primitives::stop_gradient_p, Array<double>) \
   X(primitives::reduce_or_p, Array<bool>) \
   X(primitives::reduce_and_p, Array<bool>) \
+
+#define JAXCC_RUNTIME_INSTANCES_RANDOM(X) \
+  X(primitives::random_bits_p<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::random_bits_p<float>, Array<std::uint32_t>) \
+  X(primitives::random_bits_p<double>, Array<std::uint32_t>) \
+  X(primitives::random_split_p, Array<std::uint32_t>) \
+  X(primitives::random_fold_in_p, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::random_permutation_p, Array<std::uint32_t>) \
 
 #define JAXCC_RUNTIME_INSTANCES_SELECT(X) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<float>, Array<float>>>, Array<bool>, Array<float>, Array<float>) \
@@ -382,6 +526,10 @@
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<bool>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<bool>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<bool>) \
+  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<bool>, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<bool>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<bool>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
@@ -401,6 +549,8 @@
   X(primitives::fused_p<fusion::Expr<primitives::atan_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::floor_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::round_p, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::erf_p, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::erf_inv_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::sin_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::cos_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::tan_p, Array<double>>>, Array<double>) \
@@ -414,6 +564,8 @@
   X(primitives::fused_p<fusion::Expr<primitives::atan_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::floor_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::round_p, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::erf_p, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::erf_inv_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<float>>>, Array<float>) \
@@ -430,31 +582,46 @@
   X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::square_p, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::square_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::not_p, Array<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::not_p, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::not_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::not_p, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<std::int32_t>>>, Array<std::int32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<std::int64_t>>>, Array<std::int64_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<bool>>>, Array<bool>) \
+  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<bool>>>, Array<bool>) \
 
-#define JAXCC_RUNTIME_GROUPS arithmetic collectives compare contraction indexing layout select unary
+#define JAXCC_RUNTIME_GROUPS arithmetic collectives compare contraction indexing layout random select unary
 #define JAXCC_RUNTIME_INSTANCES(X) \
   JAXCC_RUNTIME_INSTANCES_ARITHMETIC(X) \
   JAXCC_RUNTIME_INSTANCES_COLLECTIVES(X) \
@@ -462,6 +629,7 @@
   JAXCC_RUNTIME_INSTANCES_CONTRACTION(X) \
   JAXCC_RUNTIME_INSTANCES_INDEXING(X) \
   JAXCC_RUNTIME_INSTANCES_LAYOUT(X) \
+  JAXCC_RUNTIME_INSTANCES_RANDOM(X) \
   JAXCC_RUNTIME_INSTANCES_SELECT(X) \
   JAXCC_RUNTIME_INSTANCES_UNARY(X) \
 
