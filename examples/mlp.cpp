@@ -1,6 +1,7 @@
-// Training a small MLP: parameters as a JAXCC_PYTREE struct, a jitted
-// value_and_grad step, and each example's gradient norm through vmap(grad)
-// with the parameters unmapped (in_axes none).
+// Training a small MLP: parameters as a JAXCC_PYTREE struct initialized
+// from jaxcc::random, a jitted value_and_grad step, and each example's
+// gradient norm through vmap(grad) with the parameters unmapped (in_axes
+// none).
 //
 // The data: 256 points x in [-2, 2], targets y = sin(2x) + x/2. The network:
 // 1 -> 32 (tanh) -> 1, trained by plain gradient descent on the mean squared
@@ -13,6 +14,7 @@
 #include <jaxcc/jaxcc.hpp>
 
 namespace jnp = jaxcc::numpy;
+namespace jr = jaxcc::random;
 using jaxcc::Array;
 
 struct Params {
@@ -35,11 +37,13 @@ int main() {
   auto const x = jnp::reshape(jnp::linspace<float>(-2.0, 2.0, n), {n, 1});
   Array<float> const y = jnp::sin(2.0f * x) + 0.5f * x;
 
-  // Deterministic initial weights, of the scale 1/sqrt(fan_in).
-  auto const ramp = jnp::arange<float>(0, hidden);
-  Params params{jnp::reshape(jnp::sin(ramp * 1.7f), {1, hidden}), jnp::cos(ramp * 0.9f) * 0.5f,
-                jnp::reshape(jnp::sin(ramp * 0.3f + 0.5f) * (1.0f / std::sqrt(float(hidden))), {hidden, 1}),
-                jnp::zeros<float>({1})};
+  // Initial weights as a JAX user draws them: a key split into one per
+  // layer, normal weights of scale 1/sqrt(fan_in), uniform first-layer
+  // biases that spread the tanh units over the inputs, a zero output bias.
+  // The same seed gives the same numbers as jax.random in Python.
+  auto const keys = jr::split(jr::key(0), 3);
+  Params params{jr::normal(keys[0], {1, hidden}), jr::uniform(keys[1], {hidden}, -1.0f, 1.0f),
+                jr::normal(keys[2], {hidden, 1}) * (1.0f / std::sqrt(float(hidden))), jnp::zeros<float>({1})};
 
   float const learning_rate = 0.1f;
   auto step = jaxcc::jit([learning_rate](Params const& p, Array<float> const& xb, Array<float> const& yb) {
