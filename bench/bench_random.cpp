@@ -1,0 +1,70 @@
+// Drawing 2^24 uniform float32 numbers: jaxcc::random::uniform (threefry in
+// SIMD lanes, one pass from counters to floats), eager and under jit, on one
+// thread and on all, beside std::mt19937 with uniform_real_distribution, the
+// standard library's way. JAX's own figure, jax.random.uniform under jit on
+// the same machine, comes from bench/random_jax.py.
+#include <benchmark/benchmark.h>
+
+#include <omp.h>
+
+#include <random>
+#include <vector>
+
+#include <jaxcc/jaxcc.hpp>
+
+namespace jr = jaxcc::random;
+
+namespace {
+
+constexpr std::int64_t n = std::int64_t{1} << 24;
+
+void set_items(benchmark::State& state) { state.SetItemsProcessed(state.iterations() * n); }
+
+// Runs the benchmark body with `threads` OpenMP threads (0: all).
+struct Threads {
+  explicit Threads(int threads) : before_(omp_get_max_threads()) {
+    if (threads > 0) omp_set_num_threads(threads);
+  }
+  ~Threads() { omp_set_num_threads(before_); }
+  int before_;
+};
+
+void BM_jaxcc_uniform(benchmark::State& state) {
+  Threads const threads(static_cast<int>(state.range(0)));
+  auto const key = jr::key(0);
+  for (auto _ : state) {
+    auto const u = jr::uniform(key, {n});
+    benchmark::DoNotOptimize(u.data());
+  }
+  set_items(state);
+}
+BENCHMARK(BM_jaxcc_uniform)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_jaxcc_uniform_jit(benchmark::State& state) {
+  Threads const threads(static_cast<int>(state.range(0)));
+  auto const draw = jaxcc::jit([](jr::KeyArray const& key) { return jr::uniform(key, {n}); });
+  auto const key = jr::key(0);
+  for (auto _ : state) {
+    auto const u = draw(key);
+    benchmark::DoNotOptimize(u.data());
+  }
+  set_items(state);
+}
+BENCHMARK(BM_jaxcc_uniform_jit)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The baseline: one std::mt19937 stream, as most C++ code draws numbers.
+void BM_mt19937_uniform_real(benchmark::State& state) {
+  std::mt19937 gen(0);
+  std::uniform_real_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> out(static_cast<std::size_t>(n));
+  for (auto _ : state) {
+    for (auto& v : out) v = dist(gen);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_items(state);
+}
+BENCHMARK(BM_mt19937_uniform_real)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
