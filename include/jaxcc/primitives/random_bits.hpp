@@ -7,9 +7,9 @@
 //
 // random_bits_p<U> draws a whole shape at once: U = uint32 gives the hash's
 // two words xor-ed (jax.random.bits); U = float or double gives uniform
-// floats in [0, 1) made from those bits as JAX's `uniform` makes them (a
-// float32 from 32 bits, a float64 from the two words as 64 bits), in one
-// pass. random_split_p keeps both words (jax.random.split);
+// floats made from those bits as JAX's `uniform` makes them (a float32 from
+// 32 bits, a float64 from the two words as 64 bits), scaled to a scalar
+// range, in one pass. random_split_p keeps both words (jax.random.split);
 // random_fold_in_p hashes one counter per key (jax.random.fold_in);
 // random_permutation_p is jax.random.permutation's index shuffle.
 //
@@ -48,10 +48,12 @@
 
 namespace jaxcc::detail {
 
-/// x rotated left by R bits: one instruction on AVX-512 (vprold), which
-/// xsimd 8 does not offer, else two shifts and an or.
+/// The bits of each lane of x rotated left by R: one instruction on AVX-512
+/// (vprold), which xsimd 8 does not offer, else two shifts and an or.
+/// (Not `rotate_left`: xsimd 14's, found by argument-dependent lookup,
+/// rotates the lanes themselves.)
 template <int R, class V>
-inline V rotate_left(V const& x) {
+inline V rotate_bits_left(V const& x) {
 #if defined(__AVX512F__)
   if constexpr (sizeof(V) == 64 && !std::is_integral_v<V>) return V(_mm512_rol_epi32(x, R));
 #endif
@@ -61,9 +63,15 @@ inline V rotate_left(V const& x) {
 /// Four threefry rounds with rotations R... (each round depends on the one
 /// before: measured here, several batches in flight ran no faster than one,
 /// the SIMD units being the limit).
+template <int R, class V>
+inline void threefry_round(V& x0, V& x1) {
+  x0 += x1;
+  x1 = detail::rotate_bits_left<R>(x1);
+  x1 ^= x0;
+}
 template <int... R, class V>
 inline void threefry_rounds(V& x0, V& x1) {
-  ((x0 += x1, x1 = rotate_left<R>(x1), x1 ^= x0), ...);
+  (detail::threefry_round<R>(x0, x1), ...);
 }
 
 /// The threefry2x32 hash (20 rounds, JAX's unrolled lowering) of the counter
