@@ -154,6 +154,29 @@ TEST_CASE("random: JAX's errors for batched keys, bad key data and bad arguments
   CHECK(message_of([&] { (void)jr::categorical(jr::key(0), jnp::zeros<float>({3, 4}), 0, Shape{5}); }) ==
         "categorical parameter shapes must be broadcast-compatible with shape argument, and the result of "
         "broadcasting the shapes must equal the shape argument, but got result (4,) for shape argument (5,).");
+  CHECK(message_of([&] { (void)jr::categorical(jr::key(0), jnp::zeros<float>({3}), 1); }) ==
+        "categorical: axis 1 is out of bounds for logits of shape (3,)");
+  CHECK(message_of([&] { (void)jr::bits(jr::key(0), {2, -1}); }) ==
+        "random_bits: shape (2, -1) has a negative dimension");
+  CHECK(message_of([&] { (void)jr::fold_in(jr::key(0), jnp::arange<std::int32_t>(2)); }) ==
+        "fold_in accepts a scalar, but was given an array of shape (2,) != (). Use jax.vmap for batching.");
+  CHECK(message_of([&] { (void)jr::permutation(jr::key(0), -1); }) == "permutation: n must be non-negative, got -1");
+  CHECK(message_of([&] { (void)jr::permutation(jr::key(0), jnp::array<float>(1.f)); }) ==
+        "x must be an integer or at least 1-dimensional");
+  CHECK(message_of([&] { (void)jr::permutation(jr::key(0), jnp::zeros<float>({2, 3}), 2); }) ==
+        "permutation: axis 2 is out of bounds for array of dimension 2");
+  CHECK(message_of([&] { (void)jr::choice(jr::key(0), 0, {2}); }) ==
+        "a must be greater than 0 unless no samples are taken");
+  CHECK(message_of([&] { (void)jr::choice(jr::key(0), jnp::array<float>(1.f), {2}); }) ==
+        "choice: a must be an integer or at least 1-dimensional");
+}
+
+TEST_CASE("random: array bounds and array probabilities give the scalar versions' numbers", "[random][arrays]") {
+  auto const k = jr::key(9);
+  // Array bounds take the fused fma path; scalar ones the draw's own pass.
+  auto const lo = jnp::full<float>({6}, -2.f), hi = jnp::full<float>({6}, 3.5f);
+  CHECK(jr::uniform(k, {6}, lo, hi).to_vector() == jr::uniform(k, {6}, -2.f, 3.5f).to_vector());
+  CHECK(jr::bernoulli(k, jnp::full<float>({7}, 0.3f)).to_vector() == jr::bernoulli(k, 0.3, {7}).to_vector());
 }
 
 TEST_CASE("random: vmap over a batch of keys equals a loop over them", "[random][vmap]") {
