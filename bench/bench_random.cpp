@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <jaxcc/jaxcc.hpp>
+#include <jaxcc/random.hpp>
 
 namespace jr = jaxcc::random;
 

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include <jaxcc/jaxcc.hpp>
+#include <jaxcc/random.hpp>
 
 namespace jnp = jaxcc::numpy;
 namespace jr = jaxcc::random;

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include <jaxcc/jaxcc.hpp>
+#include <jaxcc/random.hpp>
 
 namespace jnp = jaxcc::numpy;
 namespace jr = jaxcc::random;

@@ -3,6 +3,7 @@
 #include "catch.hpp"
 
 #include <jaxcc/jaxcc.hpp>
+#include <jaxcc/random.hpp>
 #include <jaxcc/testing/catch.hpp>
 
 #include <cmath>

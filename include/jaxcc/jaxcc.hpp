@@ -25,7 +25,6 @@
 #include "jaxcc/primitives/sharding_constraint.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/primitives/transpose.hpp"
-#include "jaxcc/random.hpp"
 #include "jaxcc/sharding/device.hpp"
 #include "jaxcc/sharding/mesh.hpp"
 #include "jaxcc/sharding/mesh_context.hpp"
