@@ -116,6 +116,18 @@ using scalar_element_t =
                                           std::conditional_t<std::same_as<S, double>, double, float>,
                                           std::conditional_t<(sizeof(S) > 4), std::int64_t, std::int32_t>>>;
 
+/// U, spelled through T. A template that binds a primitive at a fixed element
+/// type (a bool mask beside operands of T) names it this way so that the
+/// binding is instantiated with the template: a call whose arguments do not
+/// depend on T is bound, and its whole rule graph instantiated, where the
+/// template is defined, in every file that includes it.
+template <class T, class U>
+struct dependent_type {
+  using type = U;
+};
+template <class T, class U>
+using dependent_t = typename dependent_type<T, U>::type;
+
 }  // namespace detail
 
 /// JAX's promotion of two array dtypes (jnp.promote_types with x64 on).

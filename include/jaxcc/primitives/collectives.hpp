@@ -485,8 +485,12 @@ struct all_to_all_p {
   }
 };
 
-/// axis_index: this element's position along the named axis.
-struct axis_index_p {
+/// axis_index: this element's position along the named axis. A class
+/// template, of which axis_index_p is the one instance: with no operand type
+/// to make its members templates, a non-template member that records it
+/// would compile its rules in every file that includes this header.
+template <class = void>
+struct axis_index_primitive {
   static constexpr std::string_view name = "axis_index";
   struct Params {
     std::string axis_name;
@@ -504,7 +508,7 @@ struct axis_index_p {
     detail::axis_size(p.axis_name);
     auto const& stack = detail::trace_stack();
     if (stack.empty()) return impl(p, {});
-    return graph::record<axis_index_p>(*stack.back(), p, Shape{});
+    return graph::record<axis_index_primitive>(*stack.back(), p, Shape{});
   }
   static bool binds_axis(Params const& p, std::string_view name) { return p.axis_name == name; }
   static graph::AxisVariance axis_variance(Params const& p) { return {p.axis_name, true}; }
@@ -516,6 +520,7 @@ struct axis_index_p {
     return {detail::iota<std::int32_t>(axis.size), 0};
   }
 };
+using axis_index_p = axis_index_primitive<>;
 
 /// device_part: this device's part of a value whole on every device, for a
 /// layout splitting dimension d over the mesh axes dims[d] (major to
@@ -673,7 +678,11 @@ Array<value_type_t<A>> all_to_all(A const& x, std::string const& axis_name, std:
   auto out = primitives::all_to_all_p::bind({axis_name, split, concat}, a);
   return split == concat ? out : lax::squeeze(out, {split});
 }
-/// lax.axis_index: this element's index along the named axis (int32).
-inline Array<std::int32_t> axis_index(std::string const& axis_name) { return primitives::axis_index_p::bind({axis_name}); }
+/// lax.axis_index: this element's index along the named axis (int32). (A
+/// template, for the reason axis_index_p is one.)
+template <std::convertible_to<std::string> Name>
+Array<std::int32_t> axis_index(Name const& axis_name) {
+  return primitives::axis_index_p::bind({std::string(axis_name)});
+}
 
 }  // namespace jaxcc::lax

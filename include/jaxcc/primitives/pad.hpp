@@ -201,7 +201,8 @@ std::pair<Array<T>, graph::BatchDim> pad_p::batch(Params const& p, graph::AxisDa
   if (dims[0]) q.padding_config.insert(q.padding_config.begin(), std::array<std::int64_t, 3>{0, 0, 0});
   auto const padded = detail::bind<pad_p>(q, operand, detail::zeros_view<T>(Shape{}));
   Shape const example(operand.shape().begin() + (dims[0] ? 1 : 0), operand.shape().end());
-  auto const is_padding = detail::bind<pad_p>(p, detail::zeros_view<bool>(example), detail::rank0_array(true));
+  using Mask = detail::dependent_t<T, bool>;
+  auto const is_padding = detail::bind<pad_p>(p, detail::zeros_view<Mask>(example), detail::rank0_array(Mask{true}));
   auto const value = detail::batched_for_broadcast(padding_value, dims[1], example.rank());
   return {Array<T>(fusion::make_expr<select_p>(is_padding, value, padded)), 0};
 }
