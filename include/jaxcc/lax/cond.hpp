@@ -28,6 +28,7 @@
 
 namespace jaxcc::detail {
 
+template <class = void>
 std::vector<AnyArray> bind_cond(Array<std::int32_t> const& index, std::vector<Body> branches, std::span<AnyArray const> args);
 
 /// The VJP of a program, as a body: inputs are the program's inputs, then
@@ -79,12 +80,19 @@ std::pair<std::vector<Body>, std::vector<bool>> unified_bodies(std::vector<graph
   return {std::move(bodies), std::move(any)};
 }
 
+// A class template only so that a file that never applies it compiles
+// none of it (docs/architecture.md, "What a file compiles").
+template <class = void>
+class CondCallT;
+using CondCall = CondCallT<>;
+
 /// The cond primitive: operands the branch index (int32, clamped), the
 /// values the branches close over, then the operands; branches in index
 /// order (false, then true).
-class CondCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<CondCall> {
+template <class>
+class CondCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<CondCallT<>> {
  public:
-  explicit CondCall(std::vector<graph::Program> branches) : branches_(std::move(branches)) {}
+  explicit CondCallT(std::vector<graph::Program> branches) : branches_(std::move(branches)) {}
   std::string_view name() const override { return "cond"; }
   std::string params_string() const override { return {}; }
 
@@ -212,7 +220,8 @@ class CondCall final : public graph::PrimitiveBase, public std::enable_shared_fr
 
 /// Apply a cond. Each branch's program gets the same inputs: the union of
 /// what the branches close over (one input per closed-over value), then args.
-inline std::vector<AnyArray> bind_cond(Array<std::int32_t> const& index, std::vector<Body> branches,
+template <class>
+std::vector<AnyArray> bind_cond(Array<std::int32_t> const& index, std::vector<Body> branches,
                                        std::span<AnyArray const> args) {
   std::vector<AnyArray> consts;
   auto const find = [](std::vector<AnyArray> const& in, AnyArray const& x) {

@@ -68,14 +68,22 @@ struct ScanParams {
   bool reverse;
 };
 
+template <class = void>
 std::vector<AnyArray> bind_scan(Body body, std::size_t num_explicit_consts, std::size_t num_carry, std::int64_t length,
                                 bool reverse, std::span<AnyArray const> args);
 
+// A class template only so that a file that never applies it compiles
+// none of it (docs/architecture.md, "What a file compiles").
+template <class = void>
+class ScanCallT;
+using ScanCall = ScanCallT<>;
+
 /// The scan primitive: operands consts, initial carry, xs; outputs the final
 /// carry, then the stacked ys. The body's inputs are consts, carry, x.
-class ScanCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ScanCall> {
+template <class>
+class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<ScanCallT<>> {
  public:
-  ScanCall(graph::Program body, ScanParams params) : body_(std::move(body)), params_(params) {}
+  ScanCallT(graph::Program body, ScanParams params) : body_(std::move(body)), params_(params) {}
   std::string_view name() const override { return "scan"; }
   std::string params_string() const override { return {}; }
   graph::Program const* subprogram() const override { return &body_; }
@@ -296,7 +304,8 @@ class ScanCall final : public graph::PrimitiveBase, public std::enable_shared_fr
 
 /// Apply a scan of `body` to args (explicit consts, carry, xs); the values
 /// the body closes over go first among the consts.
-inline std::vector<AnyArray> bind_scan(Body body, std::size_t num_explicit_consts, std::size_t num_carry,
+template <class>
+std::vector<AnyArray> bind_scan(Body body, std::size_t num_explicit_consts, std::size_t num_carry,
                                        std::int64_t length, bool reverse, std::span<AnyArray const> args) {
   auto operands = std::move(body.consts);
   ScanParams const params{operands.size() + num_explicit_consts, num_carry, length, reverse};

@@ -20,14 +20,22 @@
 
 namespace jaxcc::detail {
 
+template <class = void>
 std::vector<AnyArray> bind_while(Body cond, std::span<AnyArray const> cond_consts, Body body,
                                  std::span<AnyArray const> body_consts, std::span<AnyArray const> init);
 
+// A class template only so that a file that never applies it compiles
+// none of it (docs/architecture.md, "What a file compiles").
+template <class = void>
+class WhileCallT;
+using WhileCall = WhileCallT<>;
+
 /// The while primitive: operands the cond program's consts, the body
 /// program's consts, then the initial carry; outputs the final carry.
-class WhileCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<WhileCall> {
+template <class>
+class WhileCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<WhileCallT<>> {
  public:
-  WhileCall(graph::Program cond, std::size_t cond_nconsts, graph::Program body, std::size_t body_nconsts)
+  WhileCallT(graph::Program cond, std::size_t cond_nconsts, graph::Program body, std::size_t body_nconsts)
       : cond_(std::move(cond)), body_(std::move(body)), cond_nconsts_(cond_nconsts), body_nconsts_(body_nconsts) {}
   std::string_view name() const override { return "while"; }
   std::string params_string() const override { return {}; }
@@ -124,7 +132,7 @@ class WhileCall final : public graph::PrimitiveBase, public std::enable_shared_f
     // The predicate per example, as (batch,) bools: from cond consts, then the carry.
     auto const predicate = [&](std::span<AnyArray const> cond_inputs) {
       auto const pred = graph::batch_program(cond_, cond_inputs, cond_dims, axis);
-      return mapped_at(pred.values[0], pred.dims[0], 0, axis.size).as<bool>();
+      return mapped_at(pred.values[0], pred.dims[0], 0, axis.size).template as<bool>();
     };
     std::vector<graph::Aval> cond_avals = avals_of(cond_consts);
     for (auto const& c : carry) cond_avals.push_back(graph::aval_of(c));
@@ -180,7 +188,7 @@ class WhileCall final : public graph::PrimitiveBase, public std::enable_shared_f
       args.insert(args.end(), carry.begin(), carry.end());
       return args;
     };
-    while (graph::run(cond_, with_carry(cond_args, cond_nconsts_))[0].as<bool>().item())
+    while (graph::run(cond_, with_carry(cond_args, cond_nconsts_))[0].template as<bool>().item())
       carry = graph::run(body_, with_carry(body_args, body_nconsts_));
     return carry;
   }
@@ -190,7 +198,8 @@ class WhileCall final : public graph::PrimitiveBase, public std::enable_shared_f
 };
 
 /// Apply a while loop; each program's closed-over values go first among its consts.
-inline std::vector<AnyArray> bind_while(Body cond, std::span<AnyArray const> cond_consts, Body body,
+template <class>
+std::vector<AnyArray> bind_while(Body cond, std::span<AnyArray const> cond_consts, Body body,
                                         std::span<AnyArray const> body_consts, std::span<AnyArray const> init) {
   auto operands = std::move(cond.consts);
   operands.insert(operands.end(), cond_consts.begin(), cond_consts.end());

@@ -172,7 +172,8 @@ inline std::optional<Mesh> mesh_of(std::vector<AnyArray> const& operands, std::o
 /// jit's executable for arrays laid out on `mesh`: the program partitioned
 /// for their layouts (unsharded operands are whole on every device), as a
 /// shard_map equation.
-inline std::shared_ptr<graph::PrimitiveBase const> partitioned_call(graph::Program const& program, Mesh const& mesh,
+template <class = void>
+std::shared_ptr<graph::PrimitiveBase const> partitioned_call(graph::Program const& program, Mesh const& mesh,
                                                                     std::vector<AnyArray> const& operands,
                                                                     std::optional<NamedSharding> const& out) {
   std::vector<graph::Layout> in_layouts;

@@ -20,11 +20,18 @@
 
 namespace jaxcc::detail {
 
-class ClosedCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ClosedCall> {
+// A class template only so that a file that never applies it compiles
+// none of it (docs/architecture.md, "What a file compiles").
+template <class = void>
+class ClosedCallT;
+using ClosedCall = ClosedCallT<>;
+
+template <class>
+class ClosedCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<ClosedCallT<>> {
  public:
   /// `name` is what make_jaxpr prints: "jit", "checkpoint". `donated[i]`:
   /// input i's buffer may hold an output when run concretely.
-  ClosedCall(std::string_view name, graph::Program program, std::vector<std::uint8_t> donated = {})
+  ClosedCallT(std::string_view name, graph::Program program, std::vector<std::uint8_t> donated = {})
       : name_(name), plan_(std::move(program), std::move(donated)), out_avals_(output_avals(plan_.program())) {}
   std::string_view name() const override { return name_; }
   std::string params_string() const override { return {}; }

@@ -31,20 +31,28 @@ namespace jaxcc {
 
 namespace detail {
 
+template <class = void>
 graph::Batched batch_call(std::shared_ptr<graph::PrimitiveBase const> inner, bool instantiate,
                           std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
                           graph::AxisData const& axis);
+
+// A class template only so that a file that never applies it compiles
+// none of it (docs/architecture.md, "What a file compiles").
+template <class = void>
+class BatchedCallT;
+using BatchedCall = BatchedCallT<>;
 
 /// A call primitive batched as a whole, keeping its derivative rules: it
 /// runs as its program batched, and its JVP and VJP are the inner call's,
 /// traced on one example and then run on the batch (JAX batches a
 /// custom_vjp's fwd and bwd, a custom_jvp's rule). Operands are the batched
 /// program's consts, then the inner call's operands.
-class BatchedCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<BatchedCall> {
+template <class>
+class BatchedCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<BatchedCallT<>> {
  public:
   /// `out_mapped`: which outputs are mapped (at axis 0); with `instantiate`
   /// all are, as JAX's custom_jvp makes them so that tangents fit.
-  BatchedCall(std::shared_ptr<graph::PrimitiveBase const> inner, graph::Program program, std::vector<graph::BatchDim> in_dims,
+  BatchedCallT(std::shared_ptr<graph::PrimitiveBase const> inner, graph::Program program, std::vector<graph::BatchDim> in_dims,
               std::vector<bool> out_mapped, bool instantiate, graph::AxisData axis)
       : inner_(std::move(inner)), program_(std::move(program)), in_dims_(std::move(in_dims)),
         out_mapped_(std::move(out_mapped)), instantiate_(instantiate), axis_(std::move(axis)) {}
@@ -184,7 +192,8 @@ class BatchedCall final : public graph::PrimitiveBase, public std::enable_shared
 
 /// A call primitive that carries its program (subprogram(), whose inputs
 /// are its operands) applied to a batch: one BatchedCall.
-inline graph::Batched batch_call(std::shared_ptr<graph::PrimitiveBase const> inner, bool instantiate,
+template <class>
+graph::Batched batch_call(std::shared_ptr<graph::PrimitiveBase const> inner, bool instantiate,
                                  std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
                                  graph::AxisData const& axis) {
   auto const& program = *inner->subprogram();

@@ -166,11 +166,18 @@ inline graph::Program trace_on_mesh(graph::FlatFunction const& fn, Mesh const& m
   return graph::trace_program(fn, avals, closure);
 }
 
+// A class template only so that a file that never applies it compiles
+// none of it (docs/architecture.md, "What a file compiles").
+template <class = void>
+class ShardMapCallT;
+using ShardMapCall = ShardMapCallT<>;
+
 /// The shard_map equation: the per-device program, the mesh and a spec per
 /// input and per output array.
-class ShardMapCall final : public graph::PrimitiveBase, public std::enable_shared_from_this<ShardMapCall> {
+template <class>
+class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<ShardMapCallT<>> {
  public:
-  ShardMapCall(graph::Program program, Mesh mesh, std::vector<P> in_specs, std::vector<P> out_specs)
+  ShardMapCallT(graph::Program program, Mesh mesh, std::vector<P> in_specs, std::vector<P> out_specs)
       : mesh_(std::move(mesh)), in_specs_(std::move(in_specs)), out_specs_(std::move(out_specs)), plan_(std::move(program)) {
     for (std::size_t o = 0; o < plan_.program().outputs.size(); ++o) {
       auto aval = graph::aval_of(plan_.program().outputs[o]);
