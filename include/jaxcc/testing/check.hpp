@@ -1,6 +1,7 @@
 // Framework-neutral checks of a user's function under the transforms: jit
 // against eager, vmap against a loop, derivatives against finite
-// differences (testing/check_grads.hpp). Each has two forms:
+// differences (testing/check_grads.hpp), and vmap of a function's JVP and
+// VJP against a loop (check_batching_rule). Each has two forms:
 //   - `jit_matches(f, args...)` returns a CheckResult, which says what
 //     differed and where (its message is empty when it passed);
 //   - `check_jit(f, args...)` throws jaxcc::testing::CheckError instead.
@@ -11,7 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -25,7 +28,9 @@
 #include "jaxcc/testing/check_result.hpp"
 #include "jaxcc/testing/check_grads.hpp"
 #include "jaxcc/transforms/jit.hpp"
+#include "jaxcc/transforms/jvp.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/transforms/vjp.hpp"
 #include "jaxcc/transforms/vmap.hpp"
 
 namespace jaxcc::testing {
@@ -59,20 +64,29 @@ inline std::string leaf_difference(AnyArray const& actual, AnyArray const& expec
   });
 }
 
+/// The first leaf that differs, as "<leaf_name(k)>: <why>" ("" when all are close).
+template <class LeafName>
+std::string first_differing_leaf(std::vector<AnyArray> const& actual, std::vector<AnyArray> const& expected,
+                                 Tolerance const& tol, LeafName const& leaf_name) {
+  for (std::size_t k = 0; k < actual.size(); ++k)
+    if (auto why = leaf_difference(actual[k], expected[k], tol); !why.empty()) return leaf_name(k) + ": " + why;
+  return {};
+}
+
 /// The first output leaf that differs, as "<what> differs from f at output leaf k: ...".
 inline std::string first_difference(std::vector<AnyArray> const& actual, std::vector<AnyArray> const& expected,
                                     Tolerance const& tol, std::string const& what) {
   if (actual.size() != expected.size())
     return what + " returns " + std::to_string(actual.size()) + " arrays, f " + std::to_string(expected.size());
-  for (std::size_t k = 0; k < actual.size(); ++k)
-    if (auto why = leaf_difference(actual[k], expected[k], tol); !why.empty())
-      return what + " differs from f at output leaf " + std::to_string(k) + ": " + why;
-  return {};
+  return first_differing_leaf(actual, expected, tol, [&](std::size_t k) {
+    return what + " differs from f at output leaf " + std::to_string(k);
+  });
 }
 
-/// Slice `index` of every array leaf of `arg` along `axis` (none: `arg` as it is).
+/// Slice `index` of every array leaf of `arg` along `axis` (none: `arg` as
+/// it is); `check` names the check in errors.
 template <class Arg, class Spec>
-auto example_of(Arg const& arg, Spec const& spec, std::int64_t index) {
+auto example_of(Arg const& arg, Spec const& spec, std::int64_t index, std::string_view check) {
   if constexpr (std::same_as<Spec, none_t>) {
     return arg;
   } else {
@@ -80,7 +94,7 @@ auto example_of(Arg const& arg, Spec const& spec, std::int64_t index) {
         [&](auto const& leaf) {
           using L = std::remove_cvref_t<decltype(leaf)>;
           if constexpr (AnArray<L>) {
-            auto const axis = jaxcc::detail::normalize_axis(static_cast<std::int64_t>(spec), leaf.ndim(), "check_vmap");
+            auto const axis = jaxcc::detail::normalize_axis(static_cast<std::int64_t>(spec), leaf.ndim(), check);
             return numpy::take(leaf, numpy::array(index), axis);
           } else {
             return leaf;
@@ -92,12 +106,12 @@ auto example_of(Arg const& arg, Spec const& spec, std::int64_t index) {
 
 /// The size of the mapped axis: that of the first mapped array leaf.
 template <class Spec, class Arg>
-std::optional<std::int64_t> mapped_size(Spec const& spec, Arg const& arg) {
+std::optional<std::int64_t> mapped_size(Spec const& spec, Arg const& arg, std::string_view check) {
   std::optional<std::int64_t> size;
   if constexpr (!std::same_as<Spec, none_t>)
     for (auto const& leaf : jaxcc::detail::array_leaves(arg))
       if (!size) {
-        auto const axis = jaxcc::detail::normalize_axis(static_cast<std::int64_t>(spec), leaf.ndim(), "check_vmap");
+        auto const axis = jaxcc::detail::normalize_axis(static_cast<std::int64_t>(spec), leaf.ndim(), check);
         size = leaf.shape()[static_cast<std::size_t>(axis)];
       }
   return size;
@@ -110,6 +124,46 @@ inline AnyArray stacked(std::vector<AnyArray> const& slices) {
     for (auto const& s : slices) typed.push_back(s.as<T>());
     return numpy::stack(typed, 0);
   });
+}
+
+/// The output leaves of vmap(f, in) at the arguments, and of f looped over
+/// the examples with its results stacked along axis 0.
+struct BatchedAndLooped {
+  std::vector<AnyArray> batched, looped;
+  std::int64_t examples;
+};
+
+/// vmap(f, in) and the loop; empty when no argument is mapped. `check`
+/// names the check in errors.
+template <class F, class... Specs, class... Args>
+std::optional<BatchedAndLooped> batched_and_looped(std::string_view check, F const& f, in_axes_t<Specs...> const& in,
+                                                   Args const&... args) {
+  static_assert(sizeof...(Specs) == 1 || sizeof...(Specs) == sizeof...(Args),
+                "jaxcc::testing: in_axes gives one entry per argument, or one for all");
+  auto const spec = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+    if constexpr (sizeof...(Specs) == 1) return std::get<0>(in.specs);
+    else return std::get<I>(in.specs);
+  };
+  auto const all = std::forward_as_tuple(args...);
+  std::optional<std::int64_t> n;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((n = n ? n : mapped_size(spec(std::integral_constant<std::size_t, I>{}), std::get<I>(all), check)), ...);
+  }(std::index_sequence_for<Args...>{});
+  if (!n) return std::nullopt;
+
+  auto batched = jaxcc::detail::array_leaves(jaxcc::vmap(f, in)(args...));
+  std::vector<std::vector<AnyArray>> per_leaf;
+  for (std::int64_t i = 0; i < *n; ++i) {
+    auto const out = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return jaxcc::detail::array_leaves(jaxcc::detail::materialized(
+          f(example_of(std::get<I>(all), spec(std::integral_constant<std::size_t, I>{}), i, check)...)));
+    }(std::index_sequence_for<Args...>{});
+    per_leaf.resize(out.size());
+    for (std::size_t k = 0; k < out.size(); ++k) per_leaf[k].push_back(out[k]);
+  }
+  std::vector<AnyArray> looped;
+  for (auto const& slices : per_leaf) looped.push_back(stacked(slices));
+  return BatchedAndLooped{std::move(batched), std::move(looped), *n};
 }
 
 }  // namespace detail
@@ -141,33 +195,11 @@ void check_jit(F const& f, Args const&... args) {
 /// argument (or one for all).
 template <class F, class... Specs, class... Args>
 CheckResult vmap_matches(F const& f, in_axes_t<Specs...> const& in, Tolerance const& tol, Args const&... args) {
-  static_assert(sizeof...(Specs) == 1 || sizeof...(Specs) == sizeof...(Args),
-                "check_vmap: in_axes gives one entry per argument, or one for all");
-  auto const spec = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-    if constexpr (sizeof...(Specs) == 1) return std::get<0>(in.specs);
-    else return std::get<I>(in.specs);
-  };
-  auto const all = std::forward_as_tuple(args...);
-  std::optional<std::int64_t> n;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((n = n ? n : detail::mapped_size(spec(std::integral_constant<std::size_t, I>{}), std::get<I>(all))), ...);
-  }(std::index_sequence_for<Args...>{});
-  if (!n) return {"check_vmap: no argument is mapped"};
-
-  auto const got = jaxcc::detail::array_leaves(jaxcc::vmap(f, in)(args...));
-  std::vector<std::vector<AnyArray>> per_leaf;
-  for (std::int64_t i = 0; i < *n; ++i) {
-    auto const out = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return jaxcc::detail::array_leaves(jaxcc::detail::materialized(
-          f(detail::example_of(std::get<I>(all), spec(std::integral_constant<std::size_t, I>{}), i)...)));
-    }(std::index_sequence_for<Args...>{});
-    per_leaf.resize(out.size());
-    for (std::size_t k = 0; k < out.size(); ++k) per_leaf[k].push_back(out[k]);
-  }
-  std::vector<AnyArray> expected;
-  for (auto const& slices : per_leaf) expected.push_back(detail::stacked(slices));
-  if (auto why = detail::first_difference(got, expected, tol, "vmap(f)"); !why.empty())
-    return {"check_vmap: " + why + " (f looped over the " + std::to_string(*n) + " examples, stacked along axis 0)"};
+  auto const runs = detail::batched_and_looped("check_vmap", f, in, args...);
+  if (!runs) return {"check_vmap: no argument is mapped"};
+  if (auto why = detail::first_difference(runs->batched, runs->looped, tol, "vmap(f)"); !why.empty())
+    return {"check_vmap: " + why + " (f looped over the " + std::to_string(runs->examples) +
+            " examples, stacked along axis 0)"};
   return {};
 }
 template <class F, class... Specs, class... Args>
@@ -189,6 +221,143 @@ CheckResult grads_match(F const& f, std::tuple<Args...> const& args, int order, 
     return {e.what()};
   }
   return {};
+}
+
+/// What check_batching_rule compares beyond vmap of f itself, and how closely.
+struct BatchingRuleOptions {
+  Tolerance tolerance{};  // for every comparison (unset: default_tolerance of each leaf's dtype)
+  bool fwd = true;        // vmap of f's JVP; off for a custom_vjp function, which has no JVP
+  bool rev = true;        // vmap of f's VJP
+};
+
+namespace detail {
+
+/// f's JVP as one function of the primals, then the tangents, so that vmap
+/// can map both: it returns (f(primals), the tangent of f along tangents).
+template <std::size_t N, class F>
+auto jvp_function(F const& f) {
+  return [&f](auto const&... primals_then_tangents) {
+    auto const all = std::forward_as_tuple(primals_then_tangents...);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return jaxcc::jvp(f, std::tuple<std::remove_cvref_t<decltype(std::get<I>(all))>...>{std::get<I>(all)...},
+                        std::tuple<std::remove_cvref_t<decltype(std::get<N + I>(all))>...>{std::get<N + I>(all)...});
+    }(std::make_index_sequence<N>{});
+  };
+}
+
+/// f's VJP as one function of the primals, then a cotangent of f's output:
+/// it returns the primals' cotangents, a std::tuple with one per argument.
+template <std::size_t N, class F>
+auto vjp_function(F const& f) {
+  return [&f](auto const&... primals_then_cotangent) {
+    auto const all = std::forward_as_tuple(primals_then_cotangent...);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return jaxcc::vjp(f, std::get<I>(all)...).second(std::get<N>(all));
+    }(std::make_index_sequence<N>{});
+  };
+}
+
+template <class... Specs>
+in_axes_t<Specs...> in_axes_of(std::tuple<Specs...> specs) {
+  return {std::move(specs)};
+}
+
+/// A name for each leaf of vjp(f)'s result: the argument whose cotangent it
+/// is, and which of that argument's leaves when it has several.
+template <class... Args>
+std::vector<std::string> cotangent_leaf_names(Args const&... args) {
+  std::vector<std::string> names;
+  std::size_t argument = 0;
+  auto const add = [&](auto const& arg) {
+    auto const leaves = jaxcc::detail::array_leaves(arg).size();
+    for (std::size_t j = 0; j < leaves; ++j)
+      names.push_back("the cotangent of argument " + std::to_string(argument) +
+                      (leaves > 1 ? " (its leaf " + std::to_string(j) + ")" : ""));
+    ++argument;
+  };
+  (add(args), ...);
+  return names;
+}
+
+inline std::string looped_note(std::string const& what, std::int64_t examples) {
+  return " (" + what + " looped over the " + std::to_string(examples) + " examples, stacked along axis 0)";
+}
+
+}  // namespace detail
+
+/// A function's batching checked with its derivatives, for a user's own
+/// custom_jvp or custom_vjp function (or primitive), whose derivative rules
+/// are batched too: vmap(f, in) against f looped over the examples, then
+/// vmap of f's JVP (random tangents, mapped as their arguments) and of its
+/// VJP (random cotangents, one per example) against the same loop of the
+/// JVP and the VJP. A rule that is right for one example and wrong for a
+/// batch fails here; one that is wrong for every example is check_grads's
+/// to catch. Tangents and cotangents are pseudo-random (fixed seed).
+template <class F, class... Specs, class... Args>
+CheckResult batching_rule_matches(F const& f, in_axes_t<Specs...> const& in, BatchingRuleOptions const& options,
+                                  Args const&... args) {
+  constexpr auto num_args = sizeof...(Args);
+  auto const& tol = options.tolerance;
+  auto const values = detail::batched_and_looped("check_batching_rule", f, in, args...);
+  if (!values) return {"check_batching_rule: no argument is mapped"};
+  if (auto why = detail::first_differing_leaf(values->batched, values->looped, tol, [](std::size_t k) {
+        return "vmap(f) differs from f at output leaf " + std::to_string(k);
+      });
+      !why.empty())
+    return {"check_batching_rule: " + why + detail::looped_note("f", values->examples)};
+
+  auto const specs = jaxcc::detail::per_argument_specs<num_args>(in.specs);
+  std::mt19937_64 rng(0);
+  if (options.fwd) {
+    // One tangent per example where the argument is mapped: shaped and mapped like it.
+    std::tuple<Args...> const primals{args...};
+    auto const tangents = detail::tuple_with_leaves(primals, detail::random_like(detail::tuple_leaves(primals), rng));
+    auto const jvps = std::apply(
+        [&](auto const&... t) {
+          return detail::batched_and_looped("check_batching_rule", detail::jvp_function<num_args>(f),
+                                            detail::in_axes_of(std::tuple_cat(specs, specs)), args..., t...);
+        },
+        tangents);
+    // jvp(f)'s leaves: f's outputs, then their tangents.
+    auto const num_out = jvps->batched.size() / 2;
+    if (auto why = detail::first_differing_leaf(jvps->batched, jvps->looped, tol, [&](std::size_t k) {
+          return k < num_out ? "vmap(jvp(f)) differs from jvp(f) at output leaf " + std::to_string(k)
+                             : "vmap(jvp(f)) differs from jvp(f) at the tangent of output leaf " + std::to_string(k - num_out);
+        });
+        !why.empty())
+      return {"check_batching_rule: " + why + detail::looped_note("jvp(f)", jvps->examples)};
+  }
+  if (options.rev) {
+    // One cotangent per example: shaped like vmap(f)'s output, mapped along its axis 0.
+    auto const out = jaxcc::detail::materialized(jaxcc::vmap(f, in)(args...));
+    std::size_t next = 0;
+    auto const cotangent =
+        jaxcc::detail::with_array_leaves(out, detail::random_like(jaxcc::detail::array_leaves(out), rng), next);
+    auto const vjps =
+        detail::batched_and_looped("check_batching_rule", detail::vjp_function<num_args>(f),
+                                   detail::in_axes_of(std::tuple_cat(specs, std::tuple{0})), args..., cotangent);
+    auto const names = detail::cotangent_leaf_names(args...);
+    if (auto why = detail::first_differing_leaf(vjps->batched, vjps->looped, tol, [&](std::size_t k) {
+          return "vmap(vjp(f)) differs from vjp(f) at " + names[k];
+        });
+        !why.empty())
+      return {"check_batching_rule: " + why + detail::looped_note("vjp(f)", vjps->examples)};
+  }
+  return {};
+}
+template <class F, class... Specs, class... Args>
+CheckResult batching_rule_matches(F const& f, in_axes_t<Specs...> const& in, Args const&... args) {
+  return batching_rule_matches(f, in, BatchingRuleOptions{}, args...);
+}
+/// The throwing forms of batching_rule_matches.
+template <class F, class... Specs, class... Args>
+void check_batching_rule(F const& f, in_axes_t<Specs...> const& in, BatchingRuleOptions const& options,
+                         Args const&... args) {
+  batching_rule_matches(f, in, options, args...).require();
+}
+template <class F, class... Specs, class... Args>
+void check_batching_rule(F const& f, in_axes_t<Specs...> const& in, Args const&... args) {
+  batching_rule_matches(f, in, args...).require();
 }
 
 }  // namespace jaxcc::testing
