@@ -1,5 +1,6 @@
 // Elementwise math, operators, broadcasting and dtype promotion, each checked
-// against a plain loop over std:: functions written here.
+// against a plain loop over std:: functions written here, or against JAX's
+// own values (tests/golden/elementwise_nn_cases.py).
 #include "catch.hpp"
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
+#include "elementwise_nn_golden.hpp"
 #include "support.hpp"
 
 namespace test_elementwise {
@@ -404,6 +406,76 @@ TEST_CASE("uint32 arrays: JAX's promotion, wraparound, shifts and bit operations
   CHECK(Array<float>(a.astype<float>()).to_vector() == std::vector<float>{0.f, 1.f, 2147483648.f, 4294967296.f});
   CHECK(jnp::array<float>({-3.f, 1e10f, 7.9f}).astype<u32>().to_vector() == std::vector<u32>{0u, 0xFFFFFFFFu, 7u});
   CHECK(jnp::sum(a).item() == 0x80000000u);  // 1 + (2^32 - 1) wraps to 0, leaving 2^31
+}
+
+namespace golden = jaxcc_test::elementwise_nn_golden;
+
+namespace {
+
+template <class T>
+golden::Function<T> golden_function(std::string const& name) {
+  using F = golden::Function<T>;
+  if (name == "logaddexp") return F([](Array<T> const& x, Array<T> const& y) -> Array<T> { return jnp::logaddexp(x, y); });
+  if (name == "hypot") return F([](Array<T> const& x, Array<T> const& y) -> Array<T> { return jnp::hypot(x, y); });
+  if (name == "arctan2") return F([](Array<T> const& x, Array<T> const& y) -> Array<T> { return jnp::arctan2(x, y); });
+  if (name == "erfc") return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return jaxcc::lax::erfc(x); });
+  if (name == "isnan") return F([](Array<T> const& x, Array<T> const&) { return Array<bool>(jnp::isnan(x)).astype<T>(); });
+  if (name == "isinf") return F([](Array<T> const& x, Array<T> const&) { return Array<bool>(jnp::isinf(x)).astype<T>(); });
+  if (name == "isfinite")
+    return F([](Array<T> const& x, Array<T> const&) { return Array<bool>(jnp::isfinite(x)).astype<T>(); });
+  if (name == "nan_to_num") return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return jnp::nan_to_num(x); });
+  if (name == "nan_to_num_given")
+    return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return jnp::nan_to_num(x, 1.5, 7.0, -8.0); });
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("logaddexp, hypot, arctan2, erfc, isnan, isinf, isfinite, nan_to_num: JAX's values and derivatives",
+          "[elementwise][golden]") {
+  int checked = 0;
+  for (auto const& c : golden::cases()) {
+    // float32 within 8 ulp of XLA's (its exp, log1p and erfc are not libm's); float64 within 50.
+    if (c.bits == 32) {
+      if (auto const f = golden_function<float>(c.function)) golden::check_case<float>(c, f, 1e-6), ++checked;
+    } else {
+      if (auto const f = golden_function<double>(c.function)) golden::check_case<double>(c, f, 1e-14), ++checked;
+    }
+  }
+  CHECK(checked == 26);
+}
+
+TEST_CASE("logaddexp, hypot, arctan2 and erfc pass check_grads to second order", "[elementwise][grad]") {
+  using jaxcc::testing::check_grads;
+  auto const x = jnp::array<double>({1.0, -1.0, 1.0, -1.0, 3.0, 0.5, -20.0, 0.0});
+  auto const y = jnp::array<double>({2.0, 2.0, -2.0, -2.0, 4.0, -7.0, 15.0, 0.0});
+  CHECK_NOTHROW(check_grads([](Array<double> const& a, Array<double> const& b) { return Array<double>(jnp::logaddexp(a, b)); },
+                            std::tuple{x, y}, 2));
+  // hypot and arctan2 away from (0, 0), where they are not differentiable.
+  auto const x7 = jaxcc::lax::slice(x, {0}, {7}), y7 = jaxcc::lax::slice(y, {0}, {7});
+  CHECK_NOTHROW(check_grads([](Array<double> const& a, Array<double> const& b) { return Array<double>(jnp::hypot(a, b)); },
+                            std::tuple{x7, y7}, 2));
+  CHECK_NOTHROW(check_grads([](Array<double> const& a, Array<double> const& b) { return Array<double>(jnp::arctan2(a, b)); },
+                            std::tuple{x7, y7}, 2));
+  CHECK_NOTHROW(check_grads([](Array<double> const& a) { return Array<double>(jaxcc::lax::erfc(a)); }, std::tuple{x}, 2));
+}
+
+TEST_CASE("the new elementwise functions promote as JAX's and take integers", "[elementwise][dtype]") {
+  auto const i32 = jnp::array<std::int32_t>({3, -5, 0});
+  auto const i64 = jnp::array<std::int64_t>({3, -5, 0});
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::logaddexp(i32, 1))>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::logaddexp(i64, i64))>, double>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::hypot(i32, 2.5))>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::arctan2(i32, i64))>, double>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::isnan(i32))>, bool>);
+  // hypot with a scalar leg; 3-4-5 exactly, as JAX.
+  CHECK(Array<float>(jnp::hypot(i32, 4)).to_vector() == std::vector<float>{5.f, std::hypot(5.f, 4.f), 4.f});
+  CHECK(Array<double>(jnp::arctan2(i64, 1)).to_vector() == std::vector<double>{std::atan2(3.0, 1.0), std::atan2(-5.0, 1.0), 0.0});
+  // Integers are never nan or infinite; nan_to_num leaves them be.
+  CHECK(Array<bool>(jnp::isnan(i32)).to_vector() == std::vector<bool>{false, false, false});
+  CHECK(Array<bool>(jnp::isinf(i32)).to_vector() == std::vector<bool>{false, false, false});
+  CHECK(Array<bool>(jnp::isfinite(i32)).to_vector() == std::vector<bool>{true, true, true});
+  CHECK(jnp::nan_to_num(i32).to_vector() == i32.to_vector());
 }
 
 }  // namespace test_elementwise

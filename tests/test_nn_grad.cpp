@@ -4,7 +4,9 @@
 // log_softmax's VJP ct - softmax sum(ct)) are checked against reference
 // loops written here, also at extreme inputs (1e30), where every gradient
 // must stay finite. As in JAX, the max that shifts the exponentials is under
-// stop_gradient, so no derivative goes through it.
+// stop_gradient, so no derivative goes through it. gelu, silu, softplus,
+// log_sigmoid and one_hot are checked against JAX's own values and
+// derivatives (tests/golden/elementwise_nn_cases.py).
 #include "catch.hpp"
 
 #include <jaxcc/jaxcc.hpp>
@@ -18,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "elementwise_nn_golden.hpp"
 #include "support.hpp"
 
 namespace test_nn_grad {
@@ -31,6 +34,7 @@ using jaxcc::testing::AllClose;
 using jaxcc::testing::check_grads;
 using AxisArg = jaxcc::detail::AxisArg;
 using jaxcc_test::jaxpr_of;
+using jaxcc_test::message_of;
 
 namespace {
 
@@ -190,6 +194,78 @@ TEST_CASE("the max shift is under stop_gradient, as in JAX", "[nn][grad][make_ja
     REQUIRE(text.find("reduce_max") != std::string::npos);
     REQUIRE(text.find(" eq ") == std::string::npos);
   }
+}
+
+namespace golden = jaxcc_test::elementwise_nn_golden;
+
+namespace {
+
+template <class T>
+golden::Function<T> golden_function(std::string const& name) {
+  using F = golden::Function<T>;
+  if (name == "gelu") return F([](Array<T> const& x, Array<T> const&) { return nn::gelu(x); });
+  if (name == "gelu_exact") return F([](Array<T> const& x, Array<T> const&) { return nn::gelu(x, false); });
+  if (name == "silu") return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return nn::silu(x); });
+  if (name == "softplus") return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return nn::softplus(x); });
+  if (name == "log_sigmoid") return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return nn::log_sigmoid(x); });
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("gelu, silu, softplus and log_sigmoid: JAX's values and derivatives", "[nn][grad][golden]") {
+  int checked = 0;
+  for (auto const& c : golden::cases()) {
+    // float32 within 8 ulp of XLA's (its tanh, exp, log1p and erfc are not
+    // libm's); float64 within 50. Except: approximate gelu's 1 + tanh(...)
+    // cancels near x = -3, multiplying tanh's ulps by some 600; exact
+    // gelu's erfc(20) is the C library's, 100 ulp from XLA's.
+    bool const gelu = c.function == "gelu";
+    if (c.bits == 32) {
+      if (auto const f = golden_function<float>(c.function))
+        golden::check_case<float>(c, f, gelu ? 1e-4 : 1e-6), ++checked;
+    } else {
+      if (auto const f = golden_function<double>(c.function))
+        golden::check_case<double>(c, f, gelu ? 1e-12 : c.function == "gelu_exact" ? 1e-13 : 1e-14), ++checked;
+    }
+  }
+  CHECK(checked == 20);
+  // swish is silu; integers become floats, as JAX's logaddexp(x, 0) makes them.
+  auto const x = jnp::array<float>({-1.5f, 0.f, 2.f});
+  CHECK(jaxcc_test::mismatch(Array<float>(nn::swish(x)), Array<float>(nn::silu(x))) == "");
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(nn::softplus(jnp::array<std::int32_t>({1})))>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(nn::log_sigmoid(jnp::array<std::int64_t>({1})))>, double>);
+  STATIC_REQUIRE(std::is_same_v<decltype(nn::gelu(jnp::array<std::int32_t>({1}))), Array<float>>);
+}
+
+TEST_CASE("gelu, silu, softplus and log_sigmoid pass check_grads to second order", "[nn][grad]") {
+  auto const x = wide({3, 4}) * 3.0;
+  for (bool approximate : {true, false}) {
+    INFO("approximate " << approximate);
+    REQUIRE_NOTHROW(check_grads([approximate](Array<double> const& a) { return nn::gelu(a, approximate); }, std::tuple{x}, 2));
+  }
+  REQUIRE_NOTHROW(check_grads([](Array<double> const& a) { return Array<double>(nn::silu(a)); }, std::tuple{x}, 2));
+  REQUIRE_NOTHROW(check_grads([](Array<double> const& a) { return Array<double>(nn::softplus(a)); }, std::tuple{x}, 2));
+  REQUIRE_NOTHROW(check_grads([](Array<double> const& a) { return Array<double>(nn::log_sigmoid(a)); }, std::tuple{x}, 2));
+}
+
+TEST_CASE("one_hot matches JAX's along every axis, under vmap and jit too", "[nn][one_hot][golden]") {
+  auto const indices = jnp::array<std::int32_t>({{0, 3, -1}, {2, 4, 1}});
+  for (auto const& c : golden::one_hot_cases()) {
+    INFO("axis " << c.axis);
+    auto const got = nn::one_hot(indices, 4, c.axis);
+    CHECK(got.shape() == Shape(c.shape.begin(), c.shape.end()));
+    CHECK(golden::mismatches<float>(golden::as_doubles(got), c.values, 0) == "");
+    auto const jitted = jaxcc::jit([axis = c.axis](Array<std::int32_t> const& i) { return nn::one_hot(i, 4, axis); });
+    CHECK(jaxcc_test::mismatch(jitted(indices), got) == "");
+  }
+  // vmap over the rows: each row's encoding, stacked.
+  auto const rows = jaxcc::vmap([](Array<std::int32_t> const& i) { return nn::one_hot<double>(i, 4); })(indices);
+  auto const expected = nn::one_hot<double>(indices, 4);
+  CHECK(jaxcc_test::mismatch(rows, expected) == "");
+  CHECK(nn::one_hot(jnp::array<std::int64_t>({1}), 0).shape() == Shape{1, 0});
+  CHECK(message_of([&] { (void)nn::one_hot(indices, 4, 3); }) == "one_hot: axis 3 is out of bounds for array of dimension 3");
+  CHECK(message_of([&] { (void)nn::one_hot(indices, -1); }) == "one_hot: num_classes must be nonnegative, got -1");
 }
 
 }  // namespace test_nn_grad

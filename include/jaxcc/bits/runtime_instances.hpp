@@ -11,15 +11,27 @@
 // clang-format off
 #define JAXCC_RUNTIME_INSTANCES_ARITHMETIC(X) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, Array<float>, Array<float>>>, Array<float>, Array<float>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, fusion::ScalarLeaf<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::div_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, Array<double>, Array<double>>>, Array<double>, Array<double>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>, Array<double>) \
@@ -550,7 +562,9 @@
   X(primitives::fused_p<fusion::Expr<primitives::floor_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::round_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::erf_p, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::erfc_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::erf_inv_p, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::is_finite_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::sin_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::cos_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::tan_p, Array<double>>>, Array<double>) \
@@ -565,7 +579,9 @@
   X(primitives::fused_p<fusion::Expr<primitives::floor_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::round_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::erf_p, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::erfc_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::erf_inv_p, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::is_finite_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<float>>>, Array<float>) \

@@ -7,12 +7,16 @@
 // the max's tie-splitting rule.
 #pragma once
 
+#include <cstdint>
 #include <limits>
+#include <sstream>
 #include <type_traits>
 
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/elementwise.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
@@ -31,6 +35,63 @@ auto sigmoid(A const& x) {
   static_assert(std::is_floating_point_v<value_type_t<A>>,
                 "nn::sigmoid: logistic accepts floating-point arrays only; convert first, e.g. x.astype<float>()");
   return fusion::make_expr<primitives::logistic_p>(x);
+}
+
+/// x * sigmoid(x).
+template <ArrayLike A>
+auto silu(A const& x) {
+  return x * sigmoid(x);
+}
+template <ArrayLike A>
+auto swish(A const& x) {
+  return silu(x);
+}
+
+/// log(1 + exp(x)), as JAX: logaddexp(x, 0), which neither overflows nor
+/// loses small values (integers become floats).
+template <ArrayLike A>
+auto softplus(A const& x) {
+  return numpy::logaddexp(x, 0);
+}
+
+/// log(sigmoid(x)) = -softplus(-x).
+template <ArrayLike A>
+auto log_sigmoid(A const& x) {
+  return -softplus(-x);
+}
+
+/// Gaussian error linear unit. approximate (JAX's default): the tanh form
+/// x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); else x/2 erfc(-x/sqrt(2)).
+template <ArrayLike A>
+Array<float_t<value_type_t<A>>> gelu(A const& x, bool approximate = true) {
+  using F = float_t<value_type_t<A>>;
+  auto const a = fusion::cast<F>(x);
+  if (approximate) {
+    // x * x^2: the product XLA's integer_pow(x, 3) computes.
+    auto const cube = a * numpy::square(a);
+    return a * (F(0.5) * (F(1) + numpy::tanh(F(0.7978845608028654) * (a + F(0.044715) * cube))));
+  }
+  return F(0.5) * a * lax::erfc(-a * F(0.7071067811865476));
+}
+
+/// One-hot encoding of the indices x along a new axis `axis` (of the
+/// result) of length num_classes, as dtype U: 1 where the index equals the
+/// position there, so out-of-range indices give a row of zeros.
+template <Element U = float, ArrayLike A>
+Array<U> one_hot(A const& x, std::int64_t num_classes, std::int64_t axis = -1) {
+  using T = value_type_t<A>;
+  static_assert(!std::same_as<T, bool>, "nn::one_hot: the indices must be integers; convert first, e.g. x.astype<int>()");
+  if (num_classes < 0) {
+    std::ostringstream os;
+    os << "one_hot: num_classes must be nonnegative, got " << num_classes;
+    throw Error(os.str());
+  }
+  Array<T> const indices = as_array(x);
+  auto const at = detail::normalize_axis(axis, indices.ndim() + 1, "one_hot");
+  Shape classes_shape(static_cast<std::size_t>(indices.ndim() + 1), 1);
+  classes_shape[static_cast<std::size_t>(at)] = num_classes;
+  auto const classes = numpy::arange<T>(num_classes).reshape(classes_shape);
+  return fusion::cast<U>(lax::expand_dims(indices, Axes{at}) == classes);
 }
 
 /// exp(x) / sum(exp(x)) along `axis` (an int, a list, or jaxcc::none for

@@ -5,12 +5,25 @@
 #pragma once
 
 #include <concepts>
+#include <limits>
+#include <optional>
 
+#include "jaxcc/core/creation.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/elementwise.hpp"
 
 namespace jaxcc {
+
+namespace detail {
+/// An operand of a composed function as an array of dtype T (the dtype its
+/// weak promotion already chose): a scalar becomes a 0-d array.
+template <Element T, class A>
+auto array_operand(A const& a) {
+  if constexpr (Scalar<A>) return rank0_array(static_cast<T>(a));
+  else return fusion::cast<T>(a);
+}
+}  // namespace detail
 
 namespace numpy {
 
@@ -92,6 +105,69 @@ auto where(C const& condition, A const& x, B const& y) {
                                                  detail::operand_as<T>(y));
 }
 
+/// arctan2(a, b): the angle of the point (b, a), in the quadrant the signs pick.
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto arctan2(A const& a, B const& b) {
+  return detail::binary_as<primitives::atan2_p, float_t<detail::binary_dtype_t<A, B>>>(a, b);
+}
+
+/// log(exp(a) + exp(b)) without overflow, with JAX's derivative (see logaddexp_p).
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto logaddexp(A const& a, B const& b) {
+  return detail::binary_as<primitives::logaddexp_p, float_t<detail::binary_dtype_t<A, B>>>(a, b);
+}
+
+/// sqrt(a^2 + b^2) without overflow, as JAX composes it: the larger leg
+/// times sqrt(1 + (smaller / larger)^2), 0 where both are 0, and inf where
+/// either is infinite (even against nan).
+template <class A, class B>
+  requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+auto hypot(A const& a, B const& b) {
+  using T = float_t<detail::binary_dtype_t<A, B>>;
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  auto const x1 = abs(detail::array_operand<T>(a));
+  auto const x2 = abs(detail::array_operand<T>(b));
+  auto const either_inf = logical_or(x1 == inf, x2 == inf);
+  auto const hi = maximum(x1, x2);
+  auto const lo = minimum(x1, x2);
+  auto const legs = where(hi == T(0), hi, hi * sqrt(T(1) + square(lo / where(hi == T(0), T(1), hi))));
+  return where(either_inf, inf, legs);
+}
+
+/// x != x: true only for nan (never for integers and bools).
+template <ArrayLike A> auto isnan(A const& a) { return a != a; }
+/// |x| == inf for floats; integers and bools are never infinite (x != x is all false).
+template <ArrayLike A>
+auto isinf(A const& a) {
+  if constexpr (std::is_floating_point_v<value_type_t<A>>) return abs(a) == std::numeric_limits<value_type_t<A>>::infinity();
+  else return a != a;
+}
+/// Neither infinite nor nan (lax.is_finite); integers and bools always are (x == x is all true).
+template <ArrayLike A>
+auto isfinite(A const& a) {
+  if constexpr (std::is_floating_point_v<value_type_t<A>>) return fusion::make_expr<primitives::is_finite_p>(a);
+  else return a == a;
+}
+
+/// nan_to_num(x, nan, posinf, neginf): nan, +inf and -inf replaced; the
+/// infinities by default with the dtype's largest and lowest finite values,
+/// as JAX. Integers and bools come back as they are.
+template <ArrayLike A>
+auto nan_to_num(A const& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                std::optional<double> neginf = std::nullopt) {
+  using T = value_type_t<A>;
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    auto const no_nan = where(isnan(x), static_cast<T>(nan), x);
+    auto const no_posinf = where(no_nan == inf, static_cast<T>(posinf.value_or(std::numeric_limits<T>::max())), no_nan);
+    return where(no_posinf == -inf, static_cast<T>(neginf.value_or(std::numeric_limits<T>::lowest())), no_posinf);
+  } else {
+    return as_array(x);
+  }
+}
+
 /// fmod(a, b): the remainder with the dividend's sign (lax.rem), as jnp.fmod.
 template <class A, class B>
   requires(ArrayLike<A> || ArrayLike<B>) && detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
@@ -159,6 +235,17 @@ Array<U> convert_element_type(Array<T> const& x) {
 /// share a dtype, as lax requires.
 template <ArrayLike A> auto erf(A const& a) { return detail::float_unary<primitives::erf_p>(a); }
 template <ArrayLike A> auto erf_inv(A const& a) { return detail::float_unary<primitives::erf_inv_p>(a); }
+template <ArrayLike A> auto erfc(A const& a) { return detail::float_unary<primitives::erfc_p>(a); }
+template <ArrayLike A>
+  requires std::is_floating_point_v<value_type_t<A>>
+auto is_finite(A const& a) {
+  return fusion::make_expr<primitives::is_finite_p>(a);
+}
+template <ArrayLike A, ArrayLike B>
+  requires std::same_as<value_type_t<A>, value_type_t<B>> && std::is_floating_point_v<value_type_t<A>>
+auto atan2(A const& a, B const& b) {
+  return fusion::make_expr<primitives::atan2_p>(a, b);
+}
 template <ArrayLike A, ArrayLike B>
   requires std::same_as<value_type_t<A>, value_type_t<B>>
 auto rem(A const& a, B const& b) {

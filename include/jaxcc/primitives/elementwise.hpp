@@ -10,6 +10,7 @@
 // below fold away, so a derivative carries no work for what cannot vary.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -316,6 +317,7 @@ struct abs_p {
   template <class L> static constexpr bool simd_for = detail::ordered_simd<L>;
   template <class T> static T scalar(T a) {
     if constexpr (std::same_as<T, bool> || detail::is_unsigned<T>) return a;
+    else if constexpr (detail::is_float<T>) return std::abs(a);  // |-0.0| is 0.0, as xsimd's and XLA's
     else return a < 0 ? T(-a) : a;
   }
   template <class B> static B simd(B const& a) { return xsimd::abs(a); }
@@ -490,6 +492,78 @@ struct erf_p {
     using T = value_of<A>;
     return fusion::t_scale(da, ex<mul_p>(ScalarLeaf<T>{T(1.1283791670955126)}, ex<exp_p>(ex<neg_p>(ex<square_p>(a)))));
   }
+};
+
+struct erfc_p {  // 1 - erf(a), without the cancellation for large a
+  JAXCC_SAME_TYPE_OP("erfc")
+  // float64 scalar only: xsimd's double erfc is off by 1e-9 relative in the
+  // tail (erfc(20)), where the C library's is within an ulp of XLA's.
+  template <class L> static constexpr bool simd_for = std::same_as<L, float>;
+  template <class T> static T scalar(T a) { return std::erfc(a); }
+  // erfc is never negative; xsimd's gives -0.0 past its underflow, XLA's 0.0.
+  template <class B> static B simd(B const& a) { return xsimd::abs(xsimd::erfc(a)); }
+  template <class A, class DA>
+  static auto tangent(A const& a, DA const& da) {  // -2/sqrt(pi) exp(-a^2)
+    using T = value_of<A>;
+    return fusion::t_scale(da, ex<mul_p>(ScalarLeaf<T>{T(-1.1283791670955126)}, ex<exp_p>(ex<neg_p>(ex<square_p>(a)))));
+  }
+};
+
+/// lax.atan2(a, b): the angle of the point (b, a), in the quadrant the signs pick.
+struct atan2_p {
+  JAXCC_SAME_TYPE_OP("atan2")
+  // Scalar only: xsimd 8's atan2 gives nan at (0, 0) and (-inf, -inf), where IEEE (and XLA) give 0 and -3pi/4.
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static T scalar(T a, T b) { return std::atan2(a, b); }
+  // JAX's rule: d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
+    auto const norm = ex<add_p>(ex<square_p>(a), ex<square_p>(b));
+    return fusion::t_add(fusion::t_scale(da, ex<div_p>(b, norm)), fusion::t_scale(db, ex<div_p>(ex<neg_p>(a), norm)));
+  }
+};
+
+/// jnp.logaddexp, log(exp(a) + exp(b)) without overflow, computed as JAX
+/// does: max(a, b) + log1p(exp(-|a - b|)), or a + b where a - b is nan (a
+/// nan operand, or infinities of one sign). JAX defines it with a
+/// custom_jvp; here that rule is the op's tangent rule, so it fuses.
+struct logaddexp_p {
+  JAXCC_SAME_TYPE_OP("logaddexp")
+  template <class L> static constexpr bool simd_for = detail::is_float<L>;
+  template <class T> static T scalar(T a, T b) {
+    T const delta = a - b;
+    if (std::isnan(delta)) return a + b;
+    return std::max(a, b) + std::log1p(std::exp(-std::abs(delta)));
+  }
+  template <class B> static B simd(B const& a, B const& b) {
+    B const delta = a - b;
+    return xsimd::select(xsimd::isnan(delta), a + b,
+                         xsimd::max(a, b) + xsimd::log1p(detail::simd_exp(B(-xsimd::abs(delta)))));
+  }
+  // JAX's custom_jvp rule: d/da = exp(a - out), d/db = exp(b - out), with
+  // +inf read as 0 on both sides of each difference, so that an infinite
+  // operand gives 1 (or 0), not nan.
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
+    using T = value_of<A>;
+    auto const replace_inf = [](auto const& x) {
+      return ex<select_p>(ex<eq_p>(x, ScalarLeaf<T>{std::numeric_limits<T>::infinity()}), ScalarLeaf<T>{0}, x);
+    };
+    auto const out = replace_inf(ex<logaddexp_p>(a, b));
+    return fusion::t_add(fusion::t_scale(da, ex<exp_p>(ex<sub_p>(replace_inf(a), out))),
+                         fusion::t_scale(db, ex<exp_p>(ex<sub_p>(replace_inf(b), out))));
+  }
+};
+
+/// lax.is_finite: neither infinite nor nan. Its SIMD form is a lane mask, as a comparison's.
+struct is_finite_p {
+  static constexpr std::string_view name = "is_finite";
+  template <class T> using result = bool;
+  template <class L> static constexpr bool simd_for = detail::is_float<L>;
+  template <class T> static bool scalar(T a) { return std::isfinite(a); }
+  template <class B> static auto simd(B const& a) { return xsimd::isfinite(a); }
+  template <class A, class DA>
+  static auto tangent(A const&, DA const&) { return Zero<bool>{}; }
 };
 
 }  // namespace jaxcc::primitives
