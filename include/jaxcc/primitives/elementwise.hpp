@@ -370,24 +370,32 @@ namespace jaxcc::detail {
 
 /// xsimd's exp family turns its argument into an integer exponent before it
 /// checks the range, and without a hardware 64-bit conversion (below AVX-512)
-/// that conversion is undefined past the integer range. Past ±1000 the
-/// results are already 0, ±1 or inf, so the SIMD kernels clamp there first
-/// (NaN passes through: both comparisons are false).
+/// that conversion is undefined past the integer range, NaN included. Past
+/// ±1000 the results are already 0, ±1 or inf, so the SIMD kernels clamp
+/// there first; double NaN lanes go in as 0 and come out as the NaN they
+/// were (float converts in hardware, where NaN is defined).
 template <class B>
 B exp_domain(B const& a) {
-  return xsimd::select(a > B(1000), B(1000), xsimd::select(a < B(-1000), B(-1000), a));
+  auto const clamped = xsimd::select(a > B(1000), B(1000), xsimd::select(a < B(-1000), B(-1000), a));
+  if constexpr (std::same_as<typename B::value_type, double>) return xsimd::select(xsimd::isnan(a), B(0), clamped);
+  else return clamped;
+}
+template <class B, class F>
+B on_exp_domain(B const& a, F&& f) {
+  if constexpr (std::same_as<typename B::value_type, double>) return xsimd::select(xsimd::isnan(a), a, f(exp_domain(a)));
+  else return f(exp_domain(a));
 }
 template <class B>
 B simd_exp(B const& a) {
-  return xsimd::exp(exp_domain(a));
+  return on_exp_domain(a, [](B const& x) { return xsimd::exp(x); });
 }
 template <class B>
 B simd_expm1(B const& a) {
-  return xsimd::expm1(exp_domain(a));
+  return on_exp_domain(a, [](B const& x) { return xsimd::expm1(x); });
 }
 template <class B>
 B simd_tanh(B const& a) {
-  return xsimd::tanh(exp_domain(a));
+  return on_exp_domain(a, [](B const& x) { return xsimd::tanh(x); });
 }
 
 }  // namespace jaxcc::detail
