@@ -6,10 +6,11 @@
 # with --check, exits non-zero when a file exceeds its target by more than
 # 25% (the targets are in bench/README.md, "Compile cost").
 #
-#   bench/compile_cost.sh [--check] [--compiler g++] [--include DIR] [--repeat N] [--runtime LIB]
+#   bench/compile_cost.sh [--check] [--quick] [--compiler g++] [--include DIR] [--repeat N] [--runtime LIB]
 #
 # --include: where jaxcc's headers are (default: this checkout's include/);
 # point it at an installed prefix's include/ to measure the installed package.
+# --quick: the Eigen, empty and quickstart files only (what CI runs, for time).
 # --runtime: the precompiled runtime's library (libjaxcc_runtime.a, built
 # with -DJAXCC_BUILD_RUNTIME=ON): the MLP file is then also measured with it
 # (compiled with -DJAXCC_PRECOMPILED_RUNTIME and linked against it).
@@ -19,16 +20,18 @@ root="$(dirname "$here")"
 cxx=g++
 include="$root/include"
 check=0
+quick=0
 repeat=1
 runtime=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --check) check=1 ;;
+    --quick) quick=1 ;;
     --compiler) cxx="$2"; shift ;;
     --include) include="$2"; shift ;;
     --repeat) repeat="$2"; shift ;;
     --runtime) runtime="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift ;;
-    *) echo "usage: $0 [--check] [--compiler CXX] [--include DIR] [--repeat N] [--runtime LIB]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--check] [--quick] [--compiler CXX] [--include DIR] [--repeat N] [--runtime LIB]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -43,9 +46,9 @@ files=(
   "eigen|$here/compile_cost/eigen.cpp||"
   "empty|$here/compile_cost/empty.cpp|2|"
   "quickstart|$root/examples/quickstart.cpp|3|"
-  "mlp|$root/examples/mlp.cpp|6|"
 )
-if [ -n "$runtime" ]; then
+((quick)) || files+=("mlp|$root/examples/mlp.cpp|6|")
+if [ -n "$runtime" ] && ((!quick)); then
   files+=("mlp+runtime|$root/examples/mlp.cpp|4|-DJAXCC_PRECOMPILED_RUNTIME $runtime")
 fi
 memory_target_kb=$((1024 * 1024))
