@@ -270,6 +270,25 @@ TEST_CASE("stack: new axis anywhere, strided inputs, rank 0", "[layout][stack]")
   REQUIRE(message_of([&] { jnp::stack({a, b}, 2); }) == "stack: axis 2 is out of bounds for array of dimension 2");
 }
 
+TEST_CASE("stack and concatenate take braced lists of arrays and expressions", "[layout][stack][concatenate]") {
+  // Each element converts to an array of the list's dtype (an expression is
+  // evaluated once); the values are worked out by hand.
+  auto const x = jnp::arange<float>(3);  // 0, 1, 2
+  REQUIRE(jnp::stack({x, x * 2.f}).to_vector() == values<float>({0, 1, 2, 0, 2, 4}));
+  REQUIRE(jnp::stack({x + 1.f, x - 1.f}, 1).to_vector() == values<float>({1, -1, 2, 0, 3, 1}));
+  REQUIRE(jnp::stack<float>({x, x * x}).to_vector() == values<float>({0, 1, 2, 0, 1, 4}));
+  REQUIRE(jnp::concatenate({x, x * 10.f}).to_vector() == values<float>({0, 1, 2, 0, 10, 20}));
+  auto const m = jnp::arange<std::int32_t>(4).reshape({2, 2});  // [[0, 1], [2, 3]]
+  REQUIRE(jnp::concatenate({m, m + 4}, jaxcc::none).to_vector() == values<std::int32_t>({0, 1, 2, 3, 4, 5, 6, 7}));
+  REQUIRE(jnp::stack({x > 0.5f, x < 1.5f}).to_vector() == values({false, true, true, true, true, false}));
+  REQUIRE(message_of([&] { jnp::stack({x, jnp::ones<float>(2) * 2.f}); }) ==
+          "All input arrays must have the same shape. Got (3,), (2,).");
+  // Under a transform the expressions' leaves are traced: vmap over x.
+  auto const rows = jaxcc::vmap([](Array<float> v) { return jnp::stack({v, v * v}); })(x.reshape({3, 1}));
+  REQUIRE(rows.shape() == Shape{3, 2, 1});
+  REQUIRE(rows.to_vector() == values<float>({0, 0, 1, 1, 2, 4}));
+}
+
 TEST_CASE("split: sections and indices give views", "[layout][split]") {
   auto x = jnp::arange<std::int32_t>(1, 10);  // [1 .. 9]
   auto three = jnp::split(x, 3);

@@ -16,6 +16,10 @@ concept Element = std::same_as<T, float> || std::same_as<T, double> ||
                   std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
                   std::same_as<T, std::uint32_t> || std::same_as<T, bool>;
 
+/// X(T) for each Element type: for overload sets that must name every dtype
+/// (a braced list of arrays and expressions deduces no single T).
+#define JAXCC_FOR_EACH_ELEMENT(X) X(float) X(double) X(std::int32_t) X(std::int64_t) X(std::uint32_t) X(bool)
+
 /// A C++ arithmetic scalar usable beside arrays; like a Python scalar in JAX it
 /// is weakly typed and takes the array's dtype where it can.
 template <class T>

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 #include <limits>
-#include <sstream>
+#include <string>
 #include <type_traits>
 
 #include "jaxcc/fusion/expr.hpp"
@@ -82,9 +82,7 @@ Array<U> one_hot(A const& x, std::int64_t num_classes, std::int64_t axis = -1) {
   using T = value_type_t<A>;
   static_assert(!std::same_as<T, bool>, "nn::one_hot: the indices must be integers; convert first, e.g. x.astype<int>()");
   if (num_classes < 0) {
-    std::ostringstream os;
-    os << "one_hot: num_classes must be nonnegative, got " << num_classes;
-    throw Error(os.str());
+    throw Error("one_hot: num_classes must be nonnegative, got " + std::to_string(num_classes));
   }
   Array<T> const indices = as_array(x);
   auto const at = detail::normalize_axis(axis, indices.ndim() + 1, "one_hot");

@@ -25,6 +25,12 @@ auto array_operand(A const& a) {
 }
 }  // namespace detail
 
+namespace lax {
+template <ArrayLike A>
+  requires std::is_floating_point_v<value_type_t<A>>
+auto is_finite(A const& a);
+}  // namespace lax
+
 namespace numpy {
 
 template <class A, class B> requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
@@ -147,7 +153,7 @@ auto isinf(A const& a) {
 /// Neither infinite nor nan (lax.is_finite); integers and bools always are (x == x is all true).
 template <ArrayLike A>
 auto isfinite(A const& a) {
-  if constexpr (std::is_floating_point_v<value_type_t<A>>) return fusion::make_expr<primitives::is_finite_p>(a);
+  if constexpr (std::is_floating_point_v<value_type_t<A>>) return lax::is_finite(a);
   else return a == a;
 }
 

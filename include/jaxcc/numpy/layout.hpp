@@ -149,20 +149,12 @@ Array<T> concatenate(std::vector<Array<T>> const& arrays, std::int64_t axis = 0)
   if (arrays[0].ndim() == 0) throw Error("Zero-dimensional arrays cannot be concatenated.");
   return lax::concatenate(arrays, detail::normalize_axis(axis, arrays[0].ndim(), "concatenate"));
 }
-template <Element T>
-Array<T> concatenate(std::initializer_list<Array<T>> arrays, std::int64_t axis = 0) {
-  return concatenate(std::vector<Array<T>>(arrays), axis);
-}
 /// axis = none: the arrays are flattened first.
 template <Element T>
 Array<T> concatenate(std::vector<Array<T>> const& arrays, none_t) {
   std::vector<Array<T>> flat;
   for (auto const& x : arrays) flat.push_back(ravel(x));
   return concatenate(flat, 0);
-}
-template <Element T>
-Array<T> concatenate(std::initializer_list<Array<T>> arrays, none_t) {
-  return concatenate(std::vector<Array<T>>(arrays), none);
 }
 
 /// Join arrays of one shape along a new axis (negative counts from the end of the result).
@@ -183,10 +175,27 @@ Array<T> stack(std::vector<Array<T>> const& arrays, std::int64_t axis = 0) {
   for (auto const& x : arrays) expanded.push_back(lax::expand_dims(x, Axes{at}));
   return lax::concatenate(expanded, at);
 }
-template <Element T>
-Array<T> stack(std::initializer_list<Array<T>> arrays, std::int64_t axis = 0) {
-  return stack(std::vector<Array<T>>(arrays), axis);
-}
+
+/// A braced list: `stack({x, x * 2.f})`. Its elements may be arrays or
+/// expressions of one dtype, so one overload per dtype takes it (a list of
+/// different types deduces no T), each element converted as it is copied.
+/// Templates with a defaulted parameter, so that a file that never calls
+/// them compiles none of what they bind; `stack<float>({...})` still works.
+#define JAXCC_LIST_OVERLOADS(T)                                                                          \
+  template <class D = void>                                                                              \
+  Array<T> concatenate(std::initializer_list<Array<detail::dependent_t<D, T>>> arrays, std::int64_t axis = 0) { \
+    return concatenate(std::vector<Array<T>>(arrays), axis);                                             \
+  }                                                                                                      \
+  template <class D = void>                                                                              \
+  Array<T> concatenate(std::initializer_list<Array<detail::dependent_t<D, T>>> arrays, none_t) {         \
+    return concatenate(std::vector<Array<T>>(arrays), none);                                             \
+  }                                                                                                      \
+  template <class D = void>                                                                              \
+  Array<T> stack(std::initializer_list<Array<detail::dependent_t<D, T>>> arrays, std::int64_t axis = 0) { \
+    return stack(std::vector<Array<T>>(arrays), axis);                                                   \
+  }
+JAXCC_FOR_EACH_ELEMENT(JAXCC_LIST_OVERLOADS)
+#undef JAXCC_LIST_OVERLOADS
 
 /// Split before each of `indices` along `axis`: len(indices) + 1 parts (views).
 template <ArrayLike A>
