@@ -1,15 +1,19 @@
-// Array creation: array, zeros, ones, full (and *_like), arange, linspace, eye.
+// Array creation: array, zeros, ones, full (and *_like), arange, linspace, eye,
+// meshgrid.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/creation.hpp"
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
 
 namespace jaxcc::detail {
 
@@ -169,5 +173,47 @@ Array<T> eye(std::int64_t n, std::int64_t m = -1, std::int64_t k = 0) {
     if (i + k >= 0 && i + k < m) data[i * m + i + k] = T{1};
   return out;
 }
+
+/// Coordinate grids from 1-D arrays of one dtype, as jnp.meshgrid: with
+/// `indexing` "xy" (default; Cartesian) the outputs have shape (len(xs[1]),
+/// len(xs[0]), len(xs[2]), ...), with "ij" (matrix) (len(xs[0]), len(xs[1]),
+/// ...); output k is xs[k] broadcast along its axis (a stride-0 view). Called
+/// as `meshgrid({x, y}, "ij")`, `meshgrid(std::vector{x, y})` or `meshgrid(x, y)`
+/// (the variadic form takes "xy" indexing).
+template <Element T>
+std::vector<Array<T>> meshgrid(std::vector<Array<T>> const& xs, std::string_view indexing = "xy") {
+  if (indexing != "xy" && indexing != "ij")
+    throw Error("Valid values for indexing are 'xy' and 'ij', got " + std::string(indexing));
+  if (std::any_of(xs.begin(), xs.end(), [](auto const& x) { return x.ndim() != 1; })) {
+    std::ostringstream os;
+    os << "Arguments to jax.numpy.meshgrid must be 1D, got shapes [";
+    for (std::size_t i = 0; i < xs.size(); ++i) os << (i ? ", " : "") << xs[i].shape();
+    os << ']';
+    throw Error(os.str());
+  }
+  auto const swap = indexing == "xy" && xs.size() >= 2;
+  auto const axis_of = [&](std::size_t k) -> std::size_t { return swap && k < 2 ? 1 - k : k; };
+  Shape shape(xs.size(), 0);
+  for (std::size_t k = 0; k < xs.size(); ++k) shape[axis_of(k)] = xs[k].shape()[0];
+  std::vector<Array<T>> out;
+  for (std::size_t k = 0; k < xs.size(); ++k)
+    out.push_back(lax::broadcast_in_dim(xs[k], shape, Axes{static_cast<std::int64_t>(axis_of(k))}));
+  return out;
+}
+template <ArrayLike A, ArrayLike... B>
+  requires(std::same_as<value_type_t<A>, value_type_t<B>> && ...)
+std::vector<Array<value_type_t<A>>> meshgrid(A const& x, B const&... rest) {
+  return meshgrid(std::vector<Array<value_type_t<A>>>{as_array(x), as_array(rest)...});
+}
+
+/// A braced list of arrays (or expressions) of one dtype: `meshgrid({x, y}, "ij")`.
+#define JAXCC_MESHGRID_LIST(T)                                                                            \
+  template <class D = void>                                                                             \
+  std::vector<Array<T>> meshgrid(std::initializer_list<Array<detail::dependent_t<D, T>>> xs,            \
+                                 std::string_view indexing = "xy") {                                    \
+    return meshgrid(std::vector<Array<T>>(xs), indexing);                                               \
+  }
+JAXCC_FOR_EACH_ELEMENT(JAXCC_MESHGRID_LIST)
+#undef JAXCC_MESHGRID_LIST
 
 }  // namespace jaxcc::numpy

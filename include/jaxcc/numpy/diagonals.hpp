@@ -1,0 +1,110 @@
+// jax.numpy's triangle and diagonal functions: tril, triu, diagonal, trace,
+// diag. Built from existing operations (a select against a constant mask,
+// moveaxis, reshape, a strided slice, lax::pad, sum), so grad, vmap and jit
+// go through their rules; none adds a primitive. Offsets are static.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/core/creation.hpp"
+#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/lax/slicing.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/layout.hpp"
+#include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/primitives/pad.hpp"
+#include "jaxcc/primitives/reshape.hpp"
+
+namespace jaxcc::detail {
+
+/// jnp.tri(n, m, k, bool): true where column j <= row i + k. A constant.
+template <Element T>
+Array<bool> tri_mask(std::int64_t n, std::int64_t m, std::int64_t k) {
+  auto [out, data] = allocate<dependent_t<T, bool>>(Shape{n, m});
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < m; ++j) data[i * m + j] = j <= i + k;
+  return out;
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::numpy {
+
+/// The lower triangle of the last two axes: elements above diagonal k set
+/// to zero (k > 0: above the main diagonal). Leading axes are a batch.
+template <ArrayLike A>
+Array<value_type_t<A>> tril(A const& m, std::int64_t k = 0) {
+  using T = value_type_t<A>;
+  auto const x = as_array(m);
+  if (x.ndim() < 2) throw Error("Argument to jax.numpy.tril must be at least 2D");
+  auto const& s = x.shape();
+  return where(detail::tri_mask<T>(s[s.size() - 2], s[s.size() - 1], k), x, T(0));
+}
+/// The upper triangle of the last two axes: elements below diagonal k set to zero.
+template <ArrayLike A>
+Array<value_type_t<A>> triu(A const& m, std::int64_t k = 0) {
+  using T = value_type_t<A>;
+  auto const x = as_array(m);
+  if (x.ndim() < 2) throw Error("Argument to jax.numpy.triu must be at least 2D");
+  auto const& s = x.shape();
+  return where(detail::tri_mask<T>(s[s.size() - 2], s[s.size() - 1], k - 1), T(0), x);
+}
+
+/// Diagonal `offset` of the planes along axis1 and axis2 (offset > 0: above
+/// the main diagonal); those axes are removed and the diagonal is the last
+/// axis. The two axes moved last and merged, then every (m+1)-th element.
+template <ArrayLike A>
+Array<value_type_t<A>> diagonal(A const& a, std::int64_t offset = 0, std::int64_t axis1 = 0, std::int64_t axis2 = 1) {
+  auto const x = as_array(a);
+  if (x.ndim() < 2) throw Error("diagonal requires an array of at least two dimensions.");
+  auto const i = detail::normalize_axis(axis1, x.ndim(), "diagonal");
+  auto const j = detail::normalize_axis(axis2, x.ndim(), "diagonal");
+  if (i == j)
+    detail::throw_error("diagonal: axis1 and axis2 can not be same. axis1=", axis1, " and axis2=", axis2);
+  auto const planes = moveaxis(x, Axes{i, j}, Axes{-2, -1});
+  auto const n = x.shape()[static_cast<std::size_t>(i)], m = x.shape()[static_cast<std::size_t>(j)];
+  auto const size = std::max<std::int64_t>(0, std::min(n + std::min<std::int64_t>(offset, 0), m - std::max<std::int64_t>(offset, 0)));
+  Shape flat(planes.shape().begin(), planes.shape().end() - 2);
+  flat.push_back(n * m);
+  Axes start(flat.size(), 0), limit(flat.begin(), flat.end()), strides(flat.size(), 1);
+  auto const first = size == 0 ? 0 : offset >= 0 ? offset : -offset * m;
+  start.back() = first;
+  limit.back() = size == 0 ? 0 : first + (size - 1) * (m + 1) + 1;
+  strides.back() = m + 1;
+  return lax::slice(lax::reshape(planes, flat), start, limit, strides);
+}
+
+/// The sum of diagonal `offset` of the planes along axis1 and axis2; dtype as jnp::sum's.
+template <ArrayLike A>
+Array<detail::sum_t<value_type_t<A>>> trace(A const& a, std::int64_t offset = 0, std::int64_t axis1 = 0,
+                                            std::int64_t axis2 = 1) {
+  auto const x = as_array(a);
+  if (detail::normalize_axis(axis1, x.ndim(), "trace") == detail::normalize_axis(axis2, x.ndim(), "trace"))
+    detail::throw_error("axis1 and axis2 can not be same. axis1=", axis1, " and axis2=", axis2);
+  return sum(diagonal(x, offset, axis1, axis2), -1);
+}
+
+/// 1-D `v`: the square matrix with v on diagonal k (zeros elsewhere), of
+/// size len(v) + |k| — one lax::pad of v, with n interior zeros between its
+/// elements, reshaped. 2-D `v`: its diagonal k.
+template <ArrayLike A>
+Array<value_type_t<A>> diag(A const& v, std::int64_t k = 0) {
+  using T = value_type_t<A>;
+  auto const x = as_array(v);
+  if (x.ndim() == 2) return diagonal(x, k);
+  if (x.ndim() != 1) throw Error("diag input must be 1d or 2d");
+  auto const len = x.shape()[0];
+  auto const n = len + std::abs(k);
+  // v[i] goes to row i (i - k for k < 0), column i + k (i): flat index lo + i (n + 1).
+  auto const lo = len == 0 ? n * n : k >= 0 ? k : -k * n;
+  auto const hi = len == 0 ? 0 : n * n - (lo + (len - 1) * (n + 1) + 1);
+  primitives::pad_p::PaddingConfig const config{std::array<std::int64_t, 3>{lo, hi, len == 0 ? 0 : n}};
+  return lax::reshape(lax::pad(x, T(0), config), Shape{n, n});
+}
+
+}  // namespace jaxcc::numpy

@@ -1,0 +1,217 @@
+// jax.numpy's rearranging functions: flip, fliplr, flipud, roll, tile,
+// repeat. Each is built from existing operations (take's gather, slice,
+// concatenate, broadcast_in_dim, reshape), so grad, vmap and jit go through
+// their rules; none adds a primitive. Axes and repeat counts are static.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+#include <vector>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/core/none.hpp"
+#include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/lax/slicing.hpp"
+#include "jaxcc/numpy/creation.hpp"
+#include "jaxcc/numpy/indexing.hpp"
+#include "jaxcc/numpy/layout.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
+#include "jaxcc/primitives/concatenate.hpp"
+#include "jaxcc/primitives/reshape.hpp"
+
+namespace jaxcc::detail {
+
+/// `x` reversed along each of `axes` (negative counts from the end), one
+/// gather per axis of more than one element; `op` names the caller in errors.
+template <Element T>
+Array<T> flip_axes(Array<T> x, Axes const& axes, std::string_view op) {
+  Axes dims;
+  for (auto a : axes) dims.push_back(normalize_axis(a, x.ndim(), op));
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (dims[i] == dims[j]) throw_error("rev dimensions must be unique, got ", Shape(dims.begin(), dims.end()), ".");
+  for (auto d : dims) {
+    auto const n = x.shape()[static_cast<std::size_t>(d)];
+    if (n > 1) x = numpy::take(x, numpy::arange<std::int64_t>(n - 1, -1, -1), d, "clip");
+  }
+  return x;
+}
+
+/// Pairs (axis, shift) as np.broadcast_arrays(axis, shift) makes them.
+inline std::vector<std::pair<std::int64_t, std::int64_t>> roll_pairs(Axes const& axis, Axes const& shift) {
+  if (axis.size() != shift.size() && axis.size() != 1 && shift.size() != 1)
+    throw_error("shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg 0 with "
+                "shape (", axis.size(), ",) and arg 1 with shape (", shift.size(), ",).");
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  auto const n = std::max(axis.size(), shift.size());
+  if (axis.empty() || shift.empty()) return out;
+  for (std::size_t i = 0; i < n; ++i) out.emplace_back(axis[axis.size() == 1 ? 0 : i], shift[shift.size() == 1 ? 0 : i]);
+  return out;
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::numpy {
+
+/// Reverse the order of elements along `axis` (negative counts from the end).
+template <ArrayLike A>
+Array<value_type_t<A>> flip(A const& m, std::int64_t axis) {
+  return detail::flip_axes(as_array(m), Axes{axis}, "flip");
+}
+/// Reverse along each of `axis` (distinct axes).
+template <ArrayLike A>
+Array<value_type_t<A>> flip(A const& m, Axes const& axis) {
+  return detail::flip_axes(as_array(m), axis, "flip");
+}
+/// Reverse along every axis.
+template <ArrayLike A>
+Array<value_type_t<A>> flip(A const& m, none_t = none) {
+  auto const x = as_array(m);
+  Axes all;
+  for (std::int64_t d = 0; d < x.ndim(); ++d) all.push_back(d);
+  return detail::flip_axes(x, all, "flip");
+}
+/// Reverse along axis 1 (left/right); `m` must be at least 2-D.
+template <ArrayLike A>
+Array<value_type_t<A>> fliplr(A const& m) {
+  return detail::flip_axes(as_array(m), Axes{1}, "fliplr");
+}
+/// Reverse along axis 0 (up/down); `m` must be at least 1-D.
+template <ArrayLike A>
+Array<value_type_t<A>> flipud(A const& m) {
+  return detail::flip_axes(as_array(m), Axes{0}, "flipud");
+}
+
+/// Roll elements along axes: element i of axis[k] moves to (i + shift[k])
+/// mod n. `shift` and `axis` broadcast against each other as in JAX (one
+/// shift for several axes, or several shifts applied in turn to one axis);
+/// other lengths must match. Shifts wrap: negative or larger than the axis.
+template <ArrayLike A>
+Array<value_type_t<A>> roll(A const& a, Axes const& shift, Axes const& axis) {
+  auto x = as_array(a);
+  Axes dims;
+  for (auto d : axis) dims.push_back(detail::normalize_axis(d, x.ndim(), "roll"));
+  for (auto [ax, s] : detail::roll_pairs(dims, shift)) {
+    auto const at = static_cast<std::size_t>(ax);
+    auto const n = x.shape()[at];
+    if (n == 0) continue;
+    auto const i = ((-s) % n + n) % n;  // the first element of the result
+    if (i == 0) continue;
+    Axes start(x.shape().size(), 0), limit(x.shape().begin(), x.shape().end());
+    start[at] = i;
+    auto const tail = lax::slice(x, start, limit);
+    start[at] = 0;
+    limit[at] = i;
+    x = lax::concatenate(std::vector<Array<value_type_t<A>>>{tail, lax::slice(x, start, limit)}, ax);
+  }
+  return x;
+}
+template <ArrayLike A>
+Array<value_type_t<A>> roll(A const& a, std::int64_t shift, std::int64_t axis) {
+  return roll(a, Axes{shift}, Axes{axis});
+}
+template <ArrayLike A>
+Array<value_type_t<A>> roll(A const& a, std::int64_t shift, Axes const& axis) {
+  return roll(a, Axes{shift}, axis);
+}
+template <ArrayLike A>
+Array<value_type_t<A>> roll(A const& a, Axes const& shift, std::int64_t axis) {
+  return roll(a, shift, Axes{axis});
+}
+/// axis = none: `a` is flattened, rolled and given its shape back.
+template <ArrayLike A>
+Array<value_type_t<A>> roll(A const& a, Axes const& shift, none_t = none) {
+  auto const x = as_array(a);
+  return lax::reshape(roll(ravel(x), shift, Axes{0}), x.shape());
+}
+template <ArrayLike A>
+Array<value_type_t<A>> roll(A const& a, std::int64_t shift, none_t = none) {
+  return roll(a, Axes{shift}, none);
+}
+
+/// `a` repeated reps[d] times along each axis. Shorter `reps` than a.ndim
+/// get leading 1s; longer ones give `a` leading size-1 axes (numpy's rule).
+/// One broadcast (each axis d becomes the pair (reps[d], shape[d])) and one reshape.
+template <ArrayLike A>
+Array<value_type_t<A>> tile(A const& a, Axes const& reps) {
+  auto x = as_array(a);
+  for (auto r : reps)
+    if (r < 0) detail::throw_error("tile: reps must be nonnegative, got ", Shape(reps.begin(), reps.end()));
+  Axes full(static_cast<std::size_t>(std::max<std::int64_t>(0, x.ndim() - static_cast<std::int64_t>(reps.size()))), 1);
+  full.insert(full.end(), reps.begin(), reps.end());
+  auto const rank = static_cast<std::int64_t>(full.size());
+  if (rank > x.ndim()) {
+    Axes lead;
+    for (std::int64_t d = 0; d < rank - x.ndim(); ++d) lead.push_back(d);
+    x = lax::expand_dims(x, lead);
+  }
+  if (std::all_of(full.begin(), full.end(), [](auto r) { return r == 1; })) return x;
+  Shape pairs, out;
+  Axes dims;
+  for (std::size_t d = 0; d < full.size(); ++d) {
+    pairs.push_back(full[d]);
+    pairs.push_back(x.shape()[d]);
+    dims.push_back(static_cast<std::int64_t>(2 * d + 1));
+    out.push_back(full[d] * x.shape()[d]);
+  }
+  return lax::reshape(lax::broadcast_in_dim(x, pairs, dims), out);
+}
+template <ArrayLike A>
+Array<value_type_t<A>> tile(A const& a, std::int64_t reps) {
+  return tile(a, Axes{reps});
+}
+
+/// Each element of `a` repeated `repeats` times along `axis` (negative counts
+/// from the end): a broadcast along a new axis after it, then a reshape.
+template <ArrayLike A>
+Array<value_type_t<A>> repeat(A const& a, std::int64_t repeats, std::int64_t axis) {
+  auto const x = as_array(a);
+  auto const ax = detail::normalize_axis(axis, x.ndim(), "repeat");
+  if (repeats < 0) detail::throw_error("repeat: repeats may not contain negative values, got ", repeats);
+  Shape wide = x.shape();
+  wide.insert(wide.begin() + ax + 1, repeats);
+  Axes dims;
+  for (std::int64_t d = 0; d <= x.ndim(); ++d)
+    if (d != ax + 1) dims.push_back(d);
+  Shape out = x.shape();
+  out[static_cast<std::size_t>(ax)] *= repeats;
+  return lax::reshape(lax::broadcast_in_dim(x, wide, dims), out);
+}
+/// Element i along `axis` repeated repeats[i] times (one count broadcasts to
+/// every element): a gather of static indices.
+template <ArrayLike A>
+Array<value_type_t<A>> repeat(A const& a, Axes const& repeats, std::int64_t axis) {
+  auto const x = as_array(a);
+  auto const ax = detail::normalize_axis(axis, x.ndim(), "repeat");
+  auto const at = static_cast<std::size_t>(ax);
+  auto const n = x.shape()[at];
+  for (auto r : repeats)
+    if (r < 0)
+      detail::throw_error("repeat: repeats may not contain negative values, got ",
+                          Shape(repeats.begin(), repeats.end()));
+  if (repeats.size() == 1) return repeat(x, repeats[0], ax);
+  if (static_cast<std::int64_t>(repeats.size()) != n)
+    detail::throw_error("operands could not be broadcast together with remapped shapes [original->remapped]: (",
+                        repeats.size(), ",)  and requested shape (", n, ",)");
+  std::vector<std::int64_t> index;
+  for (std::int64_t i = 0; i < n; ++i) index.insert(index.end(), static_cast<std::size_t>(repeats[static_cast<std::size_t>(i)]), i);
+  if (index.empty()) {  // nothing repeated: an empty slice keeps the dependence on `a`
+    Axes start(x.shape().size(), 0), limit(x.shape().begin(), x.shape().end());
+    limit[at] = 0;
+    return lax::slice(x, start, limit);
+  }
+  auto const count = static_cast<std::int64_t>(index.size());
+  return take(x, array(index, Shape{count}), ax, "clip");
+}
+/// axis = none: `a` is flattened first.
+template <ArrayLike A>
+Array<value_type_t<A>> repeat(A const& a, std::int64_t repeats, none_t = none) {
+  return repeat(ravel(a), repeats, 0);
+}
+template <ArrayLike A>
+Array<value_type_t<A>> repeat(A const& a, Axes const& repeats, none_t = none) {
+  return repeat(ravel(a), repeats, 0);
+}
+
+}  // namespace jaxcc::numpy
