@@ -116,6 +116,22 @@ inline void for_each_index(jaxcc::Shape const& shape, std::function<void(std::ve
   }
 }
 
+/// f(index) at every multi-index of `shape`, row-major: expected values
+/// from an index formula.
+template <class F>
+std::vector<double> over(jaxcc::Shape const& shape, F f) {
+  std::vector<double> out;
+  for_each_index(shape, [&](std::vector<std::int64_t> const& i) { out.push_back(f(i)); });
+  return out;
+}
+
+/// `y` has `shape` and, at every index i, the value f(i).
+template <class F>
+void require_values(jaxcc::Array<double> const& y, jaxcc::Shape const& shape, F f) {
+  REQUIRE(y.shape() == shape);
+  REQUIRE(y.to_vector() == over(shape, f));
+}
+
 // "" when got has expected's shape and exactly its elements, else what
 // differs first: REQUIRE(mismatch(got, expected) == "").
 template <class T>

@@ -25,26 +25,13 @@ namespace jnp = jaxcc::numpy;
 using jaxcc::Array;
 using jaxcc::Shape;
 using jaxcc_test::message_of;
+using jaxcc_test::over;
+using jaxcc_test::require_values;
 using jaxcc_test::values;
 
 namespace {
 
 using Idx = std::vector<std::int64_t>;
-
-/// f at every index of `shape`, row-major.
-template <class F>
-std::vector<double> over(Shape const& shape, F f) {
-  std::vector<double> out;
-  Idx i(shape.size(), 0);
-  for (std::int64_t n = 0; n < shape.numel(); ++n) {
-    out.push_back(f(i));
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      if (++i[d] < shape[d]) break;
-      i[d] = 0;
-    }
-  }
-  return out;
-}
 
 /// The index's digits read as a decimal number, plus 1000 so that none is 0:
 /// digit({1, 2, 3}) = 1123.
@@ -55,13 +42,6 @@ double digit(Idx const& i) {
 }
 
 Array<double> digits(Shape const& shape) { return jnp::array(over(shape, digit), shape); }
-
-/// `y` has `shape` and, at every index i, the value f(i).
-template <class F>
-void require_values(Array<double> const& y, Shape const& shape, F f) {
-  REQUIRE(y.shape() == shape);
-  REQUIRE(y.to_vector() == over(shape, f));
-}
 
 }  // namespace
 

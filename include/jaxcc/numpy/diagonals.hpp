@@ -8,7 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <sstream>
+#include <string_view>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/creation.hpp"
@@ -31,6 +31,17 @@ Array<bool> tri_mask(std::int64_t n, std::int64_t m, std::int64_t k) {
   return out;
 }
 
+/// tril (`lower`) or triu of x's last two axes: the elements outside the
+/// triangle of diagonal k selected away, as JAX does.
+template <Element T>
+Array<T> triangle(Array<T> const& x, std::int64_t k, bool lower, std::string_view name) {
+  if (x.ndim() < 2) throw_error("Argument to jax.numpy.", name, " must be at least 2D");
+  auto const& s = x.shape();
+  auto const n = s[s.size() - 2], m = s[s.size() - 1];
+  if (lower) return numpy::where(tri_mask<T>(n, m, k), x, T(0));
+  return numpy::where(tri_mask<T>(n, m, k - 1), T(0), x);
+}
+
 }  // namespace jaxcc::detail
 
 namespace jaxcc::numpy {
@@ -39,20 +50,12 @@ namespace jaxcc::numpy {
 /// to zero (k > 0: above the main diagonal). Leading axes are a batch.
 template <ArrayLike A>
 Array<value_type_t<A>> tril(A const& m, std::int64_t k = 0) {
-  using T = value_type_t<A>;
-  auto const x = as_array(m);
-  if (x.ndim() < 2) throw Error("Argument to jax.numpy.tril must be at least 2D");
-  auto const& s = x.shape();
-  return where(detail::tri_mask<T>(s[s.size() - 2], s[s.size() - 1], k), x, T(0));
+  return detail::triangle(as_array(m), k, true, "tril");
 }
 /// The upper triangle of the last two axes: elements below diagonal k set to zero.
 template <ArrayLike A>
 Array<value_type_t<A>> triu(A const& m, std::int64_t k = 0) {
-  using T = value_type_t<A>;
-  auto const x = as_array(m);
-  if (x.ndim() < 2) throw Error("Argument to jax.numpy.triu must be at least 2D");
-  auto const& s = x.shape();
-  return where(detail::tri_mask<T>(s[s.size() - 2], s[s.size() - 1], k - 1), T(0), x);
+  return detail::triangle(as_array(m), k, false, "triu");
 }
 
 /// Diagonal `offset` of the planes along axis1 and axis2 (offset > 0: above

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <sstream>
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
