@@ -16,6 +16,8 @@
 
 #include <jaxcc/jaxcc.hpp>
 
+#include "support.hpp"
+
 namespace jaxcc_test::elementwise_nn_golden {
 
 inline constexpr double inf = std::numeric_limits<double>::infinity();
@@ -49,34 +51,6 @@ inline std::vector<OneHotCase> const& one_hot_cases() {
 #undef JAXCC_GOLDEN_ONE_HOT
   };
   return all;
-}
-
-/// "" when got matches expected (nan where nan, infinities exactly, others
-/// within rtol relative), else every element that does not. Below T's
-/// smallest normal both must be so, with the same sign: XLA on CPU flushes
-/// subnormals to zero.
-template <class T>
-std::string mismatches(std::vector<double> const& got, std::vector<double> const& expected, double rtol) {
-  if (got.size() != expected.size()) return "size " + std::to_string(got.size()) + " vs " + std::to_string(expected.size());
-  double const tiny = std::numeric_limits<T>::min();
-  std::ostringstream os;
-  os.precision(17);
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    double const g = got[i], e = expected[i];
-    bool const same = std::isnan(e)          ? std::isnan(g)
-                      : std::isinf(e)        ? g == e
-                      : std::abs(e) < tiny   ? std::abs(g) < tiny && std::signbit(g) == std::signbit(e)
-                                             : std::abs(g - e) <= rtol * std::abs(e);
-    if (!same) os << "element " << i << ": " << g << " vs " << e << "; ";
-  }
-  return os.str();
-}
-
-template <class T>
-std::vector<double> as_doubles(jaxcc::Array<T> const& a) {
-  std::vector<double> out;
-  for (auto v : a.to_vector()) out.push_back(static_cast<double>(v));
-  return out;
 }
 
 template <class T>

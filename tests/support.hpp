@@ -2,10 +2,12 @@
 // "catch.hpp", <jaxcc/jaxcc.hpp> and <jaxcc/testing/catch.hpp>.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -147,6 +149,34 @@ std::string mismatch(jaxcc::Array<T> const& got, jaxcc::Array<T> const& expected
       return os.str();
     }
   return "";
+}
+
+// "" when got matches expected (nan where nan, infinities exactly, others
+// within rtol relative), else every element that does not. Below T's
+// smallest normal both must be so, with the same sign: XLA on CPU flushes
+// subnormals to zero.
+template <class T>
+std::string mismatches(std::vector<double> const& got, std::vector<double> const& expected, double rtol) {
+  if (got.size() != expected.size()) return "size " + std::to_string(got.size()) + " vs " + std::to_string(expected.size());
+  double const tiny = std::numeric_limits<T>::min();
+  std::ostringstream os;
+  os.precision(17);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    double const g = got[i], e = expected[i];
+    bool const same = std::isnan(e)          ? std::isnan(g)
+                      : std::isinf(e)        ? g == e
+                      : std::abs(e) < tiny   ? std::abs(g) < tiny && std::signbit(g) == std::signbit(e)
+                                             : std::abs(g - e) <= rtol * std::abs(e);
+    if (!same) os << "element " << i << ": " << g << " vs " << e << "; ";
+  }
+  return os.str();
+}
+
+template <class T>
+std::vector<double> as_doubles(jaxcc::Array<T> const& a) {
+  std::vector<double> out;
+  for (auto v : a.to_vector()) out.push_back(static_cast<double>(v));
+  return out;
 }
 
 // Example i of x along `axis` (negative counts from the end), sliced without vmap.

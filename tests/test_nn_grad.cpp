@@ -255,7 +255,7 @@ TEST_CASE("one_hot matches JAX's along every axis, under vmap and jit too", "[nn
     INFO("axis " << c.axis);
     auto const got = nn::one_hot(indices, 4, c.axis);
     CHECK(got.shape() == Shape(c.shape.begin(), c.shape.end()));
-    CHECK(golden::mismatches<float>(golden::as_doubles(got), c.values, 0) == "");
+    CHECK(jaxcc_test::mismatches<float>(jaxcc_test::as_doubles(got), c.values, 0) == "");
     auto const jitted = jaxcc::jit([axis = c.axis](Array<std::int32_t> const& i) { return nn::one_hot(i, 4, axis); });
     CHECK(jaxcc_test::mismatch(jitted(indices), got) == "");
   }

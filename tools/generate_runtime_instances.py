@@ -59,6 +59,12 @@ for t in ALL:
         primitive("indexing", "dynamic_update_slice_p", f"Array<{t}>", f"Array<{t}>", f"std::vector<Array<{i}>>")
 for t in NUMERIC:
     primitive("layout", "reduce_prod_p", f"Array<{t}>")
+    for name in ["cumsum_p", "cumprod_p", "cummax_p", "cummin_p"]:
+        primitive("sorting", name, f"Array<{t}>")
+for t in ALL:
+    for name in ["sort_p", "argsort_p"]:
+        primitive("sorting", name, f"Array<{t}>")
+    primitive("sorting", "searchsorted_p", f"Array<{t}>", f"Array<{t}>")
 for t in FLOATS:
     primitive("layout", "stop_gradient_p", f"Array<{t}>")
 primitive("layout", "reduce_or_p", "Array<bool>")

@@ -547,6 +547,46 @@
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
 
+#define JAXCC_RUNTIME_INSTANCES_SORTING(X) \
+  X(primitives::cumsum_p, Array<float>) \
+  X(primitives::cumprod_p, Array<float>) \
+  X(primitives::cummax_p, Array<float>) \
+  X(primitives::cummin_p, Array<float>) \
+  X(primitives::cumsum_p, Array<double>) \
+  X(primitives::cumprod_p, Array<double>) \
+  X(primitives::cummax_p, Array<double>) \
+  X(primitives::cummin_p, Array<double>) \
+  X(primitives::cumsum_p, Array<std::int32_t>) \
+  X(primitives::cumprod_p, Array<std::int32_t>) \
+  X(primitives::cummax_p, Array<std::int32_t>) \
+  X(primitives::cummin_p, Array<std::int32_t>) \
+  X(primitives::cumsum_p, Array<std::int64_t>) \
+  X(primitives::cumprod_p, Array<std::int64_t>) \
+  X(primitives::cummax_p, Array<std::int64_t>) \
+  X(primitives::cummin_p, Array<std::int64_t>) \
+  X(primitives::cumsum_p, Array<std::uint32_t>) \
+  X(primitives::cumprod_p, Array<std::uint32_t>) \
+  X(primitives::cummax_p, Array<std::uint32_t>) \
+  X(primitives::cummin_p, Array<std::uint32_t>) \
+  X(primitives::sort_p, Array<float>) \
+  X(primitives::argsort_p, Array<float>) \
+  X(primitives::searchsorted_p, Array<float>, Array<float>) \
+  X(primitives::sort_p, Array<double>) \
+  X(primitives::argsort_p, Array<double>) \
+  X(primitives::searchsorted_p, Array<double>, Array<double>) \
+  X(primitives::sort_p, Array<std::int32_t>) \
+  X(primitives::argsort_p, Array<std::int32_t>) \
+  X(primitives::searchsorted_p, Array<std::int32_t>, Array<std::int32_t>) \
+  X(primitives::sort_p, Array<std::int64_t>) \
+  X(primitives::argsort_p, Array<std::int64_t>) \
+  X(primitives::searchsorted_p, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::sort_p, Array<std::uint32_t>) \
+  X(primitives::argsort_p, Array<std::uint32_t>) \
+  X(primitives::searchsorted_p, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::sort_p, Array<bool>) \
+  X(primitives::argsort_p, Array<bool>) \
+  X(primitives::searchsorted_p, Array<bool>, Array<bool>) \
+
 #define JAXCC_RUNTIME_INSTANCES_UNARY(X) \
   X(primitives::fused_p<fusion::Expr<primitives::sin_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::cos_p, Array<float>>>, Array<float>) \
@@ -637,7 +677,7 @@
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<bool>>>, Array<bool>) \
 
-#define JAXCC_RUNTIME_GROUPS arithmetic collectives compare contraction indexing layout random select unary
+#define JAXCC_RUNTIME_GROUPS arithmetic collectives compare contraction indexing layout random select sorting unary
 #define JAXCC_RUNTIME_INSTANCES(X) \
   JAXCC_RUNTIME_INSTANCES_ARITHMETIC(X) \
   JAXCC_RUNTIME_INSTANCES_COLLECTIVES(X) \
@@ -647,6 +687,7 @@
   JAXCC_RUNTIME_INSTANCES_LAYOUT(X) \
   JAXCC_RUNTIME_INSTANCES_RANDOM(X) \
   JAXCC_RUNTIME_INSTANCES_SELECT(X) \
+  JAXCC_RUNTIME_INSTANCES_SORTING(X) \
   JAXCC_RUNTIME_INSTANCES_UNARY(X) \
 
 // clang-format on

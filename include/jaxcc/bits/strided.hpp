@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 #include <omp.h>
 
 #include "jaxcc/core/shape.hpp"
@@ -13,6 +14,23 @@ namespace jaxcc::detail {
 
 /// Below this many elements work runs on the calling thread alone.
 inline constexpr std::int64_t parallel_grain = std::int64_t{1} << 16;
+
+/// run(first, last) over [0, count): split evenly over OpenMP threads when
+/// there is more than one item and `elements` (the work) reaches the grain,
+/// else on the calling thread.
+template <class Run>
+void split_over_threads(std::int64_t count, std::int64_t elements, Run&& run) {
+  if (count > 1 && elements >= parallel_grain && !omp_in_parallel()) {
+#pragma omp parallel
+    {
+      auto const threads = omp_get_num_threads();
+      auto const t = omp_get_thread_num();
+      run(count * t / threads, count * (t + 1) / threads);
+    }
+  } else {
+    run(std::int64_t{0}, count);
+  }
+}
 
 template <std::size_t N>
 struct StridedLayout {
@@ -78,16 +96,45 @@ void for_each_row(StridedLayout<N> const& layout, Row&& row) {
     }
   };
 
-  if (rows > 1 && rows * inner >= parallel_grain && !omp_in_parallel()) {
-#pragma omp parallel
-    {
-      auto const threads = omp_get_num_threads();
-      auto const t = omp_get_thread_num();
-      run(rows * t / threads, rows * (t + 1) / threads);
+  split_over_threads(rows, rows * inner, run);
+}
+
+/// The element offset, in a strided view's buffer, of each position of the
+/// view in row-major order.
+inline std::vector<std::int64_t> element_offsets(Shape const& shape, Strides const& strides) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(shape.numel()));
+  auto layout = merge_dimensions<2>(shape, {strides, contiguous_strides(shape)});
+  for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& step) {
+    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(off[1] + i * step[1])] = off[0] + i * step[0];
+  });
+  return out;
+}
+
+/// Call `lane(offsets)` for each 1-D lane of `shape` along `axis`:
+/// offsets[k] is operand k's element offset at the lane's start, from which
+/// it steps by strides[k][axis]. Lanes are split over OpenMP threads when
+/// the work is large. (Sorts and scans, whose lanes must not merge.)
+template <std::size_t N, class Lane>
+void for_each_lane(Shape const& shape, std::size_t axis, std::array<Strides, N> const& strides, Lane&& lane) {
+  if (shape.numel() == 0) return;
+  Shape outer;
+  std::array<Strides, N> outer_strides;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (d != axis) {
+      outer.push_back(shape[d]);
+      for (std::size_t k = 0; k < N; ++k) outer_strides[k].push_back(strides[k][d]);
     }
-  } else {
-    run(0, rows);
-  }
+  std::array<std::vector<std::int64_t>, N> starts;
+  for (std::size_t k = 0; k < N; ++k) starts[k] = element_offsets(outer, outer_strides[k]);
+  auto const lanes = static_cast<std::int64_t>(starts[0].size());
+  auto run = [&](std::int64_t first, std::int64_t last) {
+    for (auto l = first; l < last; ++l) {
+      std::array<std::int64_t, N> offsets;
+      for (std::size_t k = 0; k < N; ++k) offsets[k] = starts[k][static_cast<std::size_t>(l)];
+      lane(offsets);
+    }
+  };
+  split_over_threads(lanes, shape.numel(), run);
 }
 
 /// Split [0, n) into per-thread chunks whose starts are multiples of `align`.

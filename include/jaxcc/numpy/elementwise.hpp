@@ -89,10 +89,16 @@ template <ArrayLike A> auto tan(A const& a) { return detail::float_unary<primiti
 template <ArrayLike A> auto tanh(A const& a) { return detail::float_unary<primitives::tanh_p>(a); }
 template <ArrayLike A> auto arctan(A const& a) { return detail::float_unary<primitives::atan_p>(a); }
 
-/// floor and round keep integer inputs as they are (they are already whole).
+/// floor, ceil and round keep integer inputs as they are (they are already whole).
 template <ArrayLike A>
 auto floor(A const& a) {
   if constexpr (std::is_floating_point_v<value_type_t<A>>) return fusion::make_expr<primitives::floor_p>(a);
+  else return as_array(a);
+}
+/// ceil(x) = -floor(-x) (the same value, -0.0 included, and zero tangent).
+template <ArrayLike A>
+auto ceil(A const& a) {
+  if constexpr (std::is_floating_point_v<value_type_t<A>>) return -numpy::floor(-a);
   else return as_array(a);
 }
 /// Round half to even, as numpy (jnp.round with decimals=0).

@@ -30,10 +30,7 @@ Array<T> flip_axes(Array<T> x, Axes const& axes, std::string_view op) {
   for (std::size_t i = 0; i < dims.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (dims[i] == dims[j]) throw_error("rev dimensions must be unique, got ", Shape(dims.begin(), dims.end()), ".");
-  for (auto d : dims) {
-    auto const n = x.shape()[static_cast<std::size_t>(d)];
-    if (n > 1) x = numpy::take(x, numpy::arange<std::int64_t>(n - 1, -1, -1), d, "clip");
-  }
+  for (auto d : dims) x = reversed_along(x, d);
   return x;
 }
 

@@ -19,6 +19,7 @@
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/integer_valued.hpp"
 #include "jaxcc/primitives/elementwise.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 
@@ -45,7 +46,7 @@ std::int32_t arg_extremum(T const* row, std::int64_t n) {
 /// What argmax_p and argmin_p share; each adds its name and the reduction
 /// (`extremum`) whose result it locates.
 template <class Derived>
-struct ArgReduction {
+struct ArgReduction : IntegerValued {
   struct Params {
     std::int64_t axis;  // non-negative
     friend bool operator==(Params const&, Params const&) = default;
@@ -75,15 +76,6 @@ struct ArgReduction {
   /// make_jaxpr's `argmax[axes=(1,) index_dtype=int32]`.
   static std::string params_string(Params const& p) {
     return "axes=(" + std::to_string(p.axis) + ",) index_dtype=int32";
-  }
-
-  template <Element T>
-  static fusion::Zero<std::int32_t> jvp(Params const&, Array<std::int32_t> const&, Array<T> const&, Array<T> const&) {
-    return {};
-  }
-  template <Element T>
-  static graph::NoCotangent vjp(Params const&, Array<std::int32_t> const&, Array<std::int32_t> const&, Array<T> const&) {
-    return {};
   }
 
   /// The mapped axis stays; the reduced axis steps over it (JAX's defreducer).

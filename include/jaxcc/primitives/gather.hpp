@@ -34,17 +34,6 @@
 
 namespace jaxcc::detail {
 
-/// The element offset, in a strided view's buffer, of each position of the
-/// view in row-major order.
-inline std::vector<std::int64_t> element_offsets(Shape const& shape, Strides const& strides) {
-  std::vector<std::int64_t> out(static_cast<std::size_t>(shape.numel()));
-  auto layout = merge_dimensions<2>(shape, {strides, contiguous_strides(shape)});
-  for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& step) {
-    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(off[1] + i * step[1])] = off[0] + i * step[0];
-  });
-  return out;
-}
-
 /// lax.gather's default fill for out-of-range indices: NaN for floats, the
 /// most negative value for signed integers, true for bool. A given value must
 /// be representable in T.
@@ -238,5 +227,20 @@ struct gather_p {
 };
 
 }  // namespace jaxcc::primitives
+
+namespace jaxcc::detail {
+
+/// `x` reversed along `axis` (lax.rev), as a gather of positions n-1, ..., 0,
+/// so that its derivatives are the gather's.
+template <Element T>
+Array<T> reversed_along(Array<T> const& x, std::int64_t axis) {
+  auto const n = x.shape()[static_cast<std::size_t>(axis)];
+  if (n < 2) return x;
+  auto [positions, data] = allocate<std::int32_t>(Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) data[i] = static_cast<std::int32_t>(n - 1 - i);
+  return bind<primitives::gather_p>({axis, primitives::gather_p::Mode::clip, {}, 0}, x, positions);
+}
+
+}  // namespace jaxcc::detail
 
 #include "jaxcc/primitives/scatter.hpp"
