@@ -17,6 +17,7 @@
 #include "jaxcc/core/buffer.hpp"
 #include "jaxcc/core/dtype.hpp"
 #include "jaxcc/core/error.hpp"
+#include "jaxcc/core/index.hpp"
 #include "jaxcc/core/shape.hpp"
 #include "jaxcc/graph/var.hpp"
 
@@ -66,6 +67,11 @@ auto addressable_shards_of(Array<T> const& x);
 
 template <Element T>
 class AtRef;
+/// numpy/indexing.hpp: `x(index...)` and `x.at(index...)`.
+template <Element T, IndexLike... I>
+Array<T> indexed(Array<T> const& x, I const&... index);
+template <Element T, IndexLike... I>
+AtRef<T> at_ref(Array<T> const& x, I const&... index);
 
 struct ArrayAccess;
 
@@ -141,11 +147,24 @@ class Array {
     return lax::transpose(*this, perm);
   }
 
-  /// Functional indexed update: `x.at(i).set(v)`, `x.at(i, j).add(v)`,
-  /// `x.at(i).get()`; negative indices count from the end.
-  template <std::integral... I>
-  detail::AtRef<V> at(I... index) const {
-    return detail::AtRef<V>(*this, Axes{static_cast<std::int64_t>(index)...});
+  /// numpy's `x[i]`: along the leading axis, an integer (negative counts
+  /// from the end) or an integer array (numpy/indexing.hpp).
+  template <IndexLike I>
+  Array operator[](I const& index) const {
+    return detail::indexed(*this, index);
+  }
+  /// numpy's `x[i, j, ...]`: integers, jaxcc::all, jaxcc::slice(...),
+  /// jaxcc::newaxis and integer arrays, as numpy and JAX read them.
+  template <IndexLike... I>
+  Array operator()(I const&... index) const {
+    return detail::indexed(*this, index...);
+  }
+
+  /// Functional indexed update: `x.at(i).set(v)`, `x.at(i, jaxcc::all).add(v)`,
+  /// `x.at(idx).get()`; the same indices as `x(...)`.
+  template <IndexLike... I>
+  detail::AtRef<V> at(I const&... index) const {
+    return detail::at_ref(*this, index...);
   }
 
   /// Whether this array stands for a value being traced under a transform.

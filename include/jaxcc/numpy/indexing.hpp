@@ -1,20 +1,30 @@
-// Indexing: jnp::take, jnp::take_along_axis, and the functional updates
-// behind `x.at(i, j)`: `.get()`, `.set(v)`, `.add(v)`, `.subtract(v)`,
+// Indexing: jnp::take, jnp::take_along_axis, numpy's indexing `x[i]` and
+// `x(i, jaxcc::all, jaxcc::slice(...), jaxcc::newaxis, idx)`
+// (core/index.hpp), and the functional updates behind `x.at(...)` with the
+// same indices: `.get()`, `.set(v)`, `.add(v)`, `.subtract(v)`,
 // `.multiply(v)`, `.min(v)`, `.max(v)`. Updates return a new array; the
 // indexed array is never changed.
 //
-// Out-of-range integer indices follow JAX's defaults: `.get()` clamps them
-// into range, the updates drop them (the result equals the input). An index
-// into an axis of size 0 raises, as in JAX.
+// Out-of-range indices follow JAX's defaults: reading clamps them into
+// range, the updates drop them (the result equals the input). An index into
+// an axis of size 0 raises, as in JAX.
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/index.hpp"
 #include "jaxcc/core/none.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/lax/slicing.hpp"
@@ -23,6 +33,7 @@
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/scatter.hpp"
+#include "jaxcc/primitives/stop_gradient.hpp"
 
 namespace jaxcc::numpy {
 
@@ -114,58 +125,204 @@ Array<value_type_t<A>> take_along_axis(A const& a, I const& indices, none_t, std
 
 namespace jaxcc::detail {
 
-/// What `x.at(i, j)` returns: the array and the integer indices into its
-/// leading axes (negative counts from the end).
+/// One position of an index, as numpy reads it.
+struct IndexItem {
+  enum class Kind { integer, all, slice, newaxis, array };
+  Kind kind = Kind::all;
+  std::int64_t integer = 0;
+  Slice range{};
+  Array<std::int32_t> array{};
+};
+
+template <class I>
+IndexItem index_item(I const& index) {
+  using J = std::remove_cvref_t<I>;
+  using Kind = IndexItem::Kind;
+  if constexpr (std::integral<J>) return {Kind::integer, static_cast<std::int64_t>(index), {}, {}};
+  else if constexpr (std::same_as<J, all_t>) return {Kind::all, 0, {}, {}};
+  else if constexpr (std::same_as<J, newaxis_t>) return {Kind::newaxis, 0, {}, {}};
+  else if constexpr (std::same_as<J, Slice>) return {Kind::slice, 0, index, {}};
+  else return {Kind::array, 0, {}, index.template astype<std::int32_t>()};
+}
+
+/// The first position, step and length of `s` over an axis of n elements
+/// (Python's slice.indices).
+inline std::array<std::int64_t, 3> slice_positions(Slice const& s, std::int64_t n) {
+  if (s.step == 0) throw Error("slice step cannot be zero");
+  auto const bound = [&](std::optional<std::int64_t> v, std::int64_t fallback, std::int64_t lo, std::int64_t hi) {
+    return v ? std::clamp(*v < 0 ? *v + n : *v, lo, hi) : fallback;
+  };
+  auto const step = s.step;
+  if (step > 0) {
+    auto const start = bound(s.start, 0, 0, n), stop = bound(s.stop, n, 0, n);
+    return {start, step, stop > start ? (stop - start + step - 1) / step : 0};
+  }
+  auto const start = bound(s.start, n - 1, -1, n - 1), stop = bound(s.stop, -1, -1, n - 1);
+  return {start, step, start > stop ? (start - stop - step - 1) / -step : 0};
+}
+
+/// x[items] as numpy and JAX read it. Integers, slices, `all` and `newaxis`
+/// are basic indexing (slice, squeeze, reshape: views). Integer arrays are
+/// advanced indexing: broadcast together, they pick elements by one gather
+/// over the axes they index, merged into one; their broadcast shape stands
+/// where they stood if they were adjacent in the index, else in front (an
+/// integer beside an array counts as a 0-d array). Out-of-range indices
+/// clamp, as JAX's get does; with `drop` (x holding positions, for an
+/// update) those of an integer array give -1 instead, and integers are read
+/// as 0-d arrays.
+template <Element T>
+Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop) {
+  using Kind = IndexItem::Kind;
+  bool const advanced = drop || std::ranges::any_of(items, [](IndexItem const& i) { return i.kind == Kind::array; });
+  std::int64_t consumed = 0;
+  for (auto& item : items) {
+    consumed += item.kind != Kind::newaxis;
+    if (advanced && item.kind == Kind::integer) item = index_item(numpy::full<std::int32_t>(Shape{}, item.integer));
+  }
+  if (consumed > x.ndim())
+    throw Error("Too many indices: array is " + std::to_string(x.ndim()) + "-dimensional, but " +
+                std::to_string(consumed) + " were indexed");
+  items.resize(items.size() + static_cast<std::size_t>(x.ndim() - consumed));
+
+  // newaxis: a size-1 axis of its own, indexed whole.
+  Shape expanded;
+  std::size_t next = 0;
+  for (auto& item : items) {
+    if (item.kind == Kind::newaxis) {
+      expanded.push_back(1);
+      item.kind = Kind::all;
+    } else {
+      expanded.push_back(x.shape()[next++]);
+    }
+  }
+  Array<T> y = expanded.size() == x.shape().size() ? x : lax::reshape(x, expanded);
+
+  // Basic indexing: one slice (a negative step reverses the axis first), then the integers' axes squeezed.
+  auto const rank = items.size();
+  Axes start(rank, 0), limit(expanded.begin(), expanded.end()), stride(rank, 1), squeezed;
+  bool whole = true;
+  for (std::size_t k = 0; k < rank; ++k) {
+    auto const n = expanded[k];
+    auto const& item = items[k];
+    if (item.kind == Kind::integer) {
+      if (n == 0) throw Error("index is out of bounds for axis " + std::to_string(k) + " with size 0");
+      auto const at = std::clamp<std::int64_t>(item.integer < 0 ? item.integer + n : item.integer, 0, n - 1);
+      start[k] = at;
+      limit[k] = at + 1;
+      squeezed.push_back(static_cast<std::int64_t>(k));
+      whole = false;
+    } else if (item.kind == Kind::slice) {
+      auto [first, step, count] = slice_positions(item.range, n);
+      if (step < 0) {
+        y = reversed_along(y, static_cast<std::int64_t>(k));
+        first = n - 1 - first;
+        step = -step;
+      }
+      start[k] = count ? first : 0;
+      limit[k] = count ? first + (count - 1) * step + 1 : 0;
+      stride[k] = step;
+      whole = whole && count == n && step == 1;
+    }
+  }
+  if (!whole) y = lax::slice(y, start, limit, stride);
+  if (!squeezed.empty()) y = lax::squeeze(y, squeezed);
+
+  // Advanced indexing (no axis was squeezed: integers are arrays here).
+  std::vector<std::size_t> indexed;
+  for (std::size_t k = 0; k < rank; ++k)
+    if (items[k].kind == Kind::array) indexed.push_back(k);
+  if (indexed.empty()) return y;
+  Shape common = items[indexed[0]].array.shape();
+  try {
+    for (auto k : indexed) common = broadcast_shapes(common, items[k].array.shape(), "indexing");
+  } catch (Error const&) {
+    std::ostringstream os;
+    os << "Incompatible shapes for broadcasting: shapes=[";
+    for (std::size_t i = 0; i < indexed.size(); ++i) os << (i ? ", " : "") << items[indexed[i]].array.shape();
+    os << "]";
+    throw Error(os.str());
+  }
+  // One flat index over the indexed axes, row-major; `valid` where every part is in range.
+  Array<std::int32_t> flat = numpy::zeros<std::int32_t>(common);
+  Array<bool> valid = numpy::full<bool>(common, true);
+  std::int64_t merged = 1;
+  for (auto k = indexed.rbegin(); k != indexed.rend(); ++k) {
+    auto const n = y.shape()[*k];
+    if (n == 0) throw Error("index is out of bounds for axis " + std::to_string(*k) + " with size 0");
+    auto idx = numpy::broadcast_to(items[*k].array, common);
+    idx = numpy::where(idx < 0, idx + static_cast<std::int32_t>(n), idx);
+    if (drop) valid = valid & (idx >= 0) & (idx < static_cast<std::int32_t>(n));
+    flat = flat + numpy::clip(idx, 0, static_cast<std::int32_t>(n - 1)) * static_cast<std::int32_t>(merged);
+    merged *= n;
+  }
+  // The indexed axes together, where the first stood if they were adjacent in the index, else in front.
+  bool const adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
+  auto const at = adjacent ? static_cast<std::int64_t>(indexed.front()) : 0;
+  Axes perm;
+  for (std::size_t k = 0; k < rank; ++k)
+    if (items[k].kind != Kind::array) perm.push_back(static_cast<std::int64_t>(k));
+  Axes moved(indexed.begin(), indexed.end());
+  perm.insert(perm.begin() + at, moved.begin(), moved.end());
+  y = lax::transpose(y, perm);
+  Shape merged_shape(y.shape().begin(), y.shape().begin() + at);
+  merged_shape.push_back(merged);
+  merged_shape.insert(merged_shape.end(), y.shape().begin() + at + static_cast<std::ptrdiff_t>(indexed.size()),
+                      y.shape().end());
+  auto out = numpy::take(lax::reshape(y, merged_shape), flat, at, "clip");
+  if (drop) {
+    Shape where_shape(static_cast<std::size_t>(out.ndim()), 1);
+    std::copy(common.begin(), common.end(), where_shape.begin() + at);
+    out = numpy::where(lax::reshape(valid, where_shape), out, static_cast<T>(-1));
+  }
+  return out;
+}
+
+template <Element T, IndexLike... I>
+Array<T> indexed(Array<T> const& x, I const&... index) {
+  return index_array(x, std::vector<IndexItem>{index_item(index)...}, false);
+}
+
+/// What `x.at(index...)` returns: the array and the index.
 template <Element T>
 class AtRef {
  public:
-  AtRef(Array<T> array, Axes indices) : array_(std::move(array)), indices_(std::move(indices)) {}
+  AtRef(Array<T> array, std::vector<IndexItem> items) : array_(std::move(array)), items_(std::move(items)) {}
 
-  /// x[i, j]: a view of the indexed sub-array; out-of-range indices clamp.
-  Array<T> get() const {
-    auto const index = normalized();
-    Axes start(array_.shape().size(), 0);
-    Axes limit(array_.shape().begin(), array_.shape().end());
-    Axes leading;
-    for (std::size_t d = 0; d < index.size(); ++d) {
-      start[d] = std::clamp<std::int64_t>(index[d], 0, array_.shape()[d] - 1);
-      limit[d] = start[d] + 1;
-      leading.push_back(static_cast<std::int64_t>(d));
-    }
-    return lax::squeeze(lax::slice(array_, start, limit), leading);
-  }
+  /// x[index]: as `x(index...)` (out-of-range indices clamp).
+  Array<T> get() const { return index_array(array_, items_, false); }
 
-  /// x[i, j] = v, on a copy. `v` (a scalar or an array) broadcasts to the indexed shape.
+  /// x[index] = v, on a copy. `v` (a scalar or an array) broadcasts to the
+  /// indexed shape; with repeated positions the last update is kept.
   template <class V>
     requires ArrayOrScalar<V>
   Array<T> set(V const& v) const {
     return update(primitives::scatter_p::Kind::set, v);
   }
-  /// x[i, j] += v, on a copy.
+  /// x[index] += v, on a copy; repeated positions add every update.
   template <class V>
     requires ArrayOrScalar<V>
   Array<T> add(V const& v) const {
     return update(primitives::scatter_p::Kind::add, v);
   }
-  /// x[i, j] -= v, on a copy.
+  /// x[index] -= v, on a copy.
   template <class V>
     requires ArrayOrScalar<V> && (!std::same_as<binary_dtype_t<Array<T>, V>, bool>)
   Array<T> subtract(V const& v) const {
     return update(primitives::scatter_p::Kind::subtract, v);
   }
-  /// x[i, j] *= v, on a copy.
+  /// x[index] *= v, on a copy.
   template <class V>
     requires ArrayOrScalar<V>
   Array<T> multiply(V const& v) const {
     return update(primitives::scatter_p::Kind::multiply, v);
   }
-  /// x[i, j] = minimum(x[i, j], v), on a copy.
+  /// x[index] = minimum(x[index], v), on a copy.
   template <class V>
     requires ArrayOrScalar<V>
   Array<T> min(V const& v) const {
     return update(primitives::scatter_p::Kind::min, v);
   }
-  /// x[i, j] = maximum(x[i, j], v), on a copy.
+  /// x[index] = maximum(x[index], v), on a copy.
   template <class V>
     requires ArrayOrScalar<V>
   Array<T> max(V const& v) const {
@@ -173,20 +330,23 @@ class AtRef {
   }
 
  private:
-  /// The indices with negatives counted from the end; raises for too many
-  /// indices or an index into an empty axis, in JAX's words.
-  Axes normalized() const {
-    auto const& shape = array_.shape();
-    if (indices_.size() > shape.size()) {
-      std::ostringstream os;
-      os << "Too many indices: array is " << shape.size() << "-dimensional, but " << indices_.size()
-         << " were indexed";
-      throw Error(os.str());
-    }
+  using Kind = primitives::scatter_p::Kind;
+
+  /// The leading integer indices (negatives counted from the end) when the
+  /// index is integers only, for the one-window scatter; raises for too many
+  /// or an index into an empty axis, in JAX's words.
+  std::optional<Axes> integers_only() const {
     Axes out;
-    for (std::size_t d = 0; d < indices_.size(); ++d) {
+    for (auto const& item : items_)
+      if (item.kind != IndexItem::Kind::integer) return std::nullopt;
+      else out.push_back(item.integer);
+    auto const& shape = array_.shape();
+    if (out.size() > shape.size())
+      throw Error("Too many indices: array is " + std::to_string(shape.size()) + "-dimensional, but " +
+                  std::to_string(out.size()) + " were indexed");
+    for (std::size_t d = 0; d < out.size(); ++d) {
       if (shape[d] == 0) throw Error("index is out of bounds for axis " + std::to_string(d) + " with size 0");
-      out.push_back(indices_[d] < 0 ? indices_[d] + shape[d] : indices_[d]);
+      if (out[d] < 0) out[d] += shape[d];
     }
     return out;
   }
@@ -194,20 +354,89 @@ class AtRef {
   /// As JAX: the array and the values are promoted to a common dtype, the
   /// scatter runs in it, and the result is converted back to T.
   template <class V>
-  Array<T> update(primitives::scatter_p::Kind kind, V const& v) const {
+  Array<T> update(Kind kind, V const& v) const {
     using U = binary_dtype_t<Array<T>, V>;
-    auto const index = normalized();
-    Shape const window(array_.shape().begin() + static_cast<std::ptrdiff_t>(index.size()), array_.shape().end());
     Array<U> values;
     if constexpr (Scalar<V>) values = numpy::full<U>(Shape{}, v);
     else values = lax::convert_element_type<U>(as_array(v));
-    values = numpy::broadcast_to(values, window);
-    auto const out = bind<primitives::scatter_p>({index, kind}, lax::convert_element_type<U>(array_), values);
-    return lax::convert_element_type<T>(out);
+    auto const operand = lax::convert_element_type<U>(array_);
+    if (auto const index = integers_only()) {
+      Shape const window(array_.shape().begin() + static_cast<std::ptrdiff_t>(index->size()), array_.shape().end());
+      return lax::convert_element_type<T>(
+          bind<primitives::scatter_p>({*index, kind}, operand, numpy::broadcast_to(values, window)));
+    }
+    // Any other index: the flat positions it selects (-1 where out of
+    // range: dropped), then one scatter over the flattened array.
+    auto const positions = index_array(
+        lax::reshape(numpy::arange<std::int32_t>(static_cast<std::int32_t>(array_.size())), array_.shape()), items_,
+        true);
+    auto const at = numpy::ravel(positions);
+    auto const u = numpy::ravel(numpy::broadcast_to(values, positions.shape()));
+    auto const x = numpy::ravel(operand);
+    // Without an integer array the positions are unique, and a product is x
+    // times ones with the factors set in: differentiable, as JAX's
+    // unique-index scatter_mul is.
+    bool const unique = std::ranges::none_of(items_, [](IndexItem const& i) { return i.kind == IndexItem::Kind::array; });
+    auto const updated = kind == Kind::multiply && unique
+                             ? Array<U>(x * flat_update(Kind::set, numpy::ones<U>(Shape{x.size()}), at, u))
+                             : flat_update(kind, x, at, u);
+    return lax::convert_element_type<T>(lax::reshape(updated, array_.shape()));
+  }
+
+  /// x with updates u combined in at positions `at` (1-d, -1: dropped).
+  /// Set, min and max are written with scatter-add, gathers and selects
+  /// around scatter_apply_p's (non-differentiable) choice of the winning
+  /// update, so their derivatives are those ops' (JAX's scatter JVP works
+  /// the same way); add is one scatter-add.
+  template <Element U>
+  static Array<U> flat_update(Kind kind, Array<U> const& x, Array<std::int32_t> const& at, Array<U> const& u) {
+    using Mode = primitives::gather_p::Mode;
+    auto const scatter_add = [&](Array<U> const& base, Array<U> const& values) {
+      return bind<primitives::scatter_add_p>({0, Mode::fill, 0}, base, at, values);
+    };
+    auto const apply = [&](Kind k, auto const& base, auto const& values) {
+      return bind<primitives::scatter_apply_p>({k}, base, at, values);
+    };
+    auto const n = x.size();
+    auto const zeros = numpy::zeros<U>(Shape{n});
+    switch (kind) {
+      case Kind::add: return scatter_add(x, u);
+      case Kind::subtract: return scatter_add(x, Array<U>(-u));
+      case Kind::multiply: return apply(Kind::multiply, x, u);
+      default: break;
+    }
+    // Which update lands where: each update's id (1, 2, ...) scattered, then read back.
+    auto const ids = Array<std::int32_t>(numpy::arange<std::int32_t>(static_cast<std::int32_t>(at.size())) + 1);
+    auto const landed = apply(Kind::set, numpy::zeros<std::int32_t>(Shape{n}), ids);
+    Array<bool> const untouched = landed == 0;
+    if (kind == Kind::set) {
+      Array<bool> const kept = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, landed, at) == ids;
+      return numpy::where(untouched, x, U(0)) + scatter_add(zeros, numpy::where(kept, u, U(0)));
+    }
+    // min / max: the extremum of the updates at each position (its value
+    // from the kernel, its derivative split among the updates that attain
+    // it), then combined with x.
+    auto const lowest = kind == Kind::max ? std::numeric_limits<U>::lowest() : std::numeric_limits<U>::max();
+    auto const extremum = apply(kind, numpy::full<U>(Shape{n}, lowest), lax::stop_gradient(u));
+    Array<U> reached = extremum;
+    if constexpr (std::is_floating_point_v<U>) {
+      Array<bool> const attains = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, extremum, at) == u;
+      auto const share = scatter_add(zeros, numpy::where(attains, U(1), U(0)));
+      auto const sum = scatter_add(zeros, numpy::where(attains, u, U(0)));
+      // The value stays the kernel's; the difference below is zero but carries the derivative.
+      reached = extremum + numpy::where(numpy::isfinite(sum), (sum - lax::stop_gradient(sum)) / numpy::maximum(share, U(1)), U(0));
+    }
+    auto const combined = kind == Kind::max ? Array<U>(numpy::maximum(x, reached)) : Array<U>(numpy::minimum(x, reached));
+    return numpy::where(untouched, x, combined);
   }
 
   Array<T> array_;
-  Axes indices_;
+  std::vector<IndexItem> items_;
 };
+
+template <Element T, IndexLike... I>
+AtRef<T> at_ref(Array<T> const& x, I const&... index) {
+  return AtRef<T>(x, std::vector<IndexItem>{index_item(index)...});
+}
 
 }  // namespace jaxcc::detail

@@ -7,6 +7,14 @@
 //  - scatter_add_p: add updates at integer indices along one axis, the
 //    transpose of gather_p (primitives/gather.hpp), with the same leading
 //    axes shared by the operand and the indices; repeated indices add up.
+//  - scatter_apply_p: combine updates (set, multiply, min, max) into a 1-D
+//    operand at integer positions, in order, so a repeated position takes
+//    its last update (set) or all of them. Set, min and max carry no
+//    derivative: numpy/indexing.hpp's `.at(...)` builds the differentiable
+//    update around the choice they make (which update lands where, as JAX's
+//    scatter JVP does) with scatter_add_p; a product at positions that may
+//    repeat is differentiable in JAX only with unique indices, so its
+//    derivative raises.
 #pragma once
 
 #include <algorithm>
@@ -26,7 +34,9 @@
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/elementwise.hpp"
 #include "jaxcc/primitives/gather.hpp"
+#include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/squeeze.hpp"
 
@@ -366,6 +376,96 @@ struct scatter_add_p {
           for (std::int64_t q = 0; q < inner; ++q) dst[q] = detail::combine_add(dst[q], row[q]);
         }
     });
+    return allocation.first;
+  }
+};
+
+struct scatter_apply_p {
+  static constexpr std::string_view name = "scatter-apply";
+  using Kind = scatter_p::Kind;
+  struct Params {
+    Kind kind;  // set, multiply, min or max
+    friend bool operator==(Params const&, Params const&) = default;
+  };
+
+  template <Element T, IndexElement I>
+  static Shape shape_rule(Params const&, Array<T> const& x, Array<I> const& positions, Array<T> const& updates) {
+    if (x.ndim() != 1 || positions.ndim() != 1 || !(updates.shape() == positions.shape()))
+      detail::throw_error("scatter_apply: takes a 1-d operand and 1-d positions and updates of one length, got ",
+                          x.shape(), ", ", positions.shape(), " and ", updates.shape());
+    return x.shape();
+  }
+  static std::string params_string(Params const& p) {
+    switch (p.kind) {
+      case Kind::set: return "kind=set";
+      case Kind::multiply: return "kind=mul";
+      case Kind::min: return "kind=min";
+      case Kind::max: return "kind=max";
+      default: return "kind=add";
+    }
+  }
+
+  /// Set, min and max choose which update lands where: they carry no
+  /// derivative (`.at(...)` builds the differentiable update around that
+  /// choice). A product at repeated positions raises with JAX's words.
+  template <Element T, IndexElement I>
+  static fusion::Zero<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<I> const&, Array<T> const&,
+                             Array<T> const&, Array<I> const&, Array<T> const&) {
+    if (p.kind == Kind::multiply) throw Error("scatter_mul gradients are only implemented if `unique_indices=True`");
+    return {};
+  }
+  template <Element T, IndexElement I>
+  static std::tuple<graph::NoCotangent, graph::NoCotangent, graph::NoCotangent> vjp(Params const& p, Array<T> const&,
+                                                                                    Array<T> const&, Array<T> const&,
+                                                                                    Array<I> const&, Array<T> const&) {
+    if (p.kind == Kind::multiply) throw Error("scatter_mul gradients are only implemented if `unique_indices=True`");
+    return {};
+  }
+
+  /// Each example's operand becomes its own block of one long operand, its
+  /// positions shifted into that block (those out of range stay out).
+  template <Element T, IndexElement I>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& x,
+                                                    Array<I> const& positions, Array<T> const& updates) {
+    auto const b = axis.size;
+    auto const n = x.shape()[static_cast<std::size_t>(dims[0] ? 1 : 0)];
+    auto const m = positions.shape()[static_cast<std::size_t>(dims[1] ? 1 : 0)];
+    auto const flat = [&](auto const& a, graph::BatchDim d, std::int64_t len) {
+      return detail::bind<reshape_p>({Shape{b * len}}, detail::bdim_at_front(a, d, b));
+    };
+    auto const pos = detail::bdim_at_front(positions, dims[1], b);
+    auto [offsets, offset_data] = detail::allocate<I>(Shape{b, 1});
+    for (std::int64_t e = 0; e < b; ++e) offset_data[e] = static_cast<I>(e * n);
+    auto const in_range = (pos >= I(0)) & (pos < static_cast<I>(n));
+    Array<I> const shifted = fusion::ex<select_p>(in_range, pos + offsets, fusion::ScalarLeaf<I>{static_cast<I>(-1)});
+    auto const out = detail::bind<scatter_apply_p>(p, flat(x, dims[0], n),
+                                                   detail::bind<reshape_p>({Shape{b * m}}, shifted),
+                                                   flat(updates, dims[2], m));
+    return {detail::bind<reshape_p>({Shape{b, n}}, out), 0};
+  }
+
+  template <Element T, IndexElement I>
+  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x, Array<I> const& positions,
+                       Array<T> const& updates) {
+    auto allocation = detail::allocate<T>(std::move(out_shape));
+    T* const data = allocation.second;
+    x.copy_to(data);
+    auto const n = x.size();
+    auto const at = positions.to_vector();
+    auto const values = updates.to_vector();
+    for (std::size_t j = 0; j < at.size(); ++j) {
+      auto const i = static_cast<std::int64_t>(at[j]);
+      if (i < 0 || i >= n) continue;  // out of range: dropped
+      T const u = values[j];
+      switch (p.kind) {
+        case Kind::set: data[i] = u; break;
+        case Kind::multiply: data[i] = detail::combine_mul(data[i], u); break;
+        case Kind::min: data[i] = detail::combine_min(data[i], u); break;
+        case Kind::max: data[i] = detail::combine_max(data[i], u); break;
+        default: data[i] = detail::combine_add(data[i], u); break;
+      }
+    }
     return allocation.first;
   }
 };
