@@ -52,6 +52,7 @@ for t in ALL:
     primitive("layout", "pad_p", f"Array<{t}>", f"Array<{t}>")
     primitive("contraction", "dot_general_p", f"Array<{t}>", f"Array<{t}>")
     primitive("indexing", "scatter_p", f"Array<{t}>", f"Array<{t}>")
+    primitive("indexing", "scatter_apply_p", f"Array<{t}>", "Array<std::int32_t>", f"Array<{t}>")
     for i in INDICES:
         primitive("indexing", "gather_p", f"Array<{t}>", f"Array<{i}>")
         primitive("indexing", "scatter_add_p", f"Array<{t}>", f"Array<{i}>", f"Array<{t}>")

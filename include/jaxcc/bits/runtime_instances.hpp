@@ -370,6 +370,7 @@
 
 #define JAXCC_RUNTIME_INSTANCES_INDEXING(X) \
   X(primitives::scatter_p, Array<float>, Array<float>) \
+  X(primitives::scatter_apply_p, Array<float>, Array<std::int32_t>, Array<float>) \
   X(primitives::gather_p, Array<float>, Array<std::int32_t>) \
   X(primitives::scatter_add_p, Array<float>, Array<std::int32_t>, Array<float>) \
   X(primitives::dynamic_slice_p, Array<float>, std::vector<Array<std::int32_t>>) \
@@ -379,6 +380,7 @@
   X(primitives::dynamic_slice_p, Array<float>, std::vector<Array<std::int64_t>>) \
   X(primitives::dynamic_update_slice_p, Array<float>, Array<float>, std::vector<Array<std::int64_t>>) \
   X(primitives::scatter_p, Array<double>, Array<double>) \
+  X(primitives::scatter_apply_p, Array<double>, Array<std::int32_t>, Array<double>) \
   X(primitives::gather_p, Array<double>, Array<std::int32_t>) \
   X(primitives::scatter_add_p, Array<double>, Array<std::int32_t>, Array<double>) \
   X(primitives::dynamic_slice_p, Array<double>, std::vector<Array<std::int32_t>>) \
@@ -388,6 +390,7 @@
   X(primitives::dynamic_slice_p, Array<double>, std::vector<Array<std::int64_t>>) \
   X(primitives::dynamic_update_slice_p, Array<double>, Array<double>, std::vector<Array<std::int64_t>>) \
   X(primitives::scatter_p, Array<std::int32_t>, Array<std::int32_t>) \
+  X(primitives::scatter_apply_p, Array<std::int32_t>, Array<std::int32_t>, Array<std::int32_t>) \
   X(primitives::gather_p, Array<std::int32_t>, Array<std::int32_t>) \
   X(primitives::scatter_add_p, Array<std::int32_t>, Array<std::int32_t>, Array<std::int32_t>) \
   X(primitives::dynamic_slice_p, Array<std::int32_t>, std::vector<Array<std::int32_t>>) \
@@ -397,6 +400,7 @@
   X(primitives::dynamic_slice_p, Array<std::int32_t>, std::vector<Array<std::int64_t>>) \
   X(primitives::dynamic_update_slice_p, Array<std::int32_t>, Array<std::int32_t>, std::vector<Array<std::int64_t>>) \
   X(primitives::scatter_p, Array<std::int64_t>, Array<std::int64_t>) \
+  X(primitives::scatter_apply_p, Array<std::int64_t>, Array<std::int32_t>, Array<std::int64_t>) \
   X(primitives::gather_p, Array<std::int64_t>, Array<std::int32_t>) \
   X(primitives::scatter_add_p, Array<std::int64_t>, Array<std::int32_t>, Array<std::int64_t>) \
   X(primitives::dynamic_slice_p, Array<std::int64_t>, std::vector<Array<std::int32_t>>) \
@@ -406,6 +410,7 @@
   X(primitives::dynamic_slice_p, Array<std::int64_t>, std::vector<Array<std::int64_t>>) \
   X(primitives::dynamic_update_slice_p, Array<std::int64_t>, Array<std::int64_t>, std::vector<Array<std::int64_t>>) \
   X(primitives::scatter_p, Array<std::uint32_t>, Array<std::uint32_t>) \
+  X(primitives::scatter_apply_p, Array<std::uint32_t>, Array<std::int32_t>, Array<std::uint32_t>) \
   X(primitives::gather_p, Array<std::uint32_t>, Array<std::int32_t>) \
   X(primitives::scatter_add_p, Array<std::uint32_t>, Array<std::int32_t>, Array<std::uint32_t>) \
   X(primitives::dynamic_slice_p, Array<std::uint32_t>, std::vector<Array<std::int32_t>>) \
@@ -415,6 +420,7 @@
   X(primitives::dynamic_slice_p, Array<std::uint32_t>, std::vector<Array<std::int64_t>>) \
   X(primitives::dynamic_update_slice_p, Array<std::uint32_t>, Array<std::uint32_t>, std::vector<Array<std::int64_t>>) \
   X(primitives::scatter_p, Array<bool>, Array<bool>) \
+  X(primitives::scatter_apply_p, Array<bool>, Array<std::int32_t>, Array<bool>) \
   X(primitives::gather_p, Array<bool>, Array<std::int32_t>) \
   X(primitives::scatter_add_p, Array<bool>, Array<std::int32_t>, Array<bool>) \
   X(primitives::dynamic_slice_p, Array<bool>, std::vector<Array<std::int32_t>>) \
