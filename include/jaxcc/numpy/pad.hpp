@@ -48,6 +48,8 @@ struct PadKeyword {
   std::string_view name;
   Set set;
 };
+template <class Set>
+PadKeyword(std::string_view, Set) -> PadKeyword<Set>;  // clang 14 has no aggregate deduction
 
 }  // namespace jaxcc::detail
 
