@@ -429,7 +429,46 @@ golden::Function<T> golden_function(std::string const& name) {
   return {};
 }
 
+/// lax.lgamma, lax.digamma and lax.polygamma(1 | 3, x) as golden functions.
+template <class T>
+golden::Function<T> special_function(std::string const& name) {
+  using F = golden::Function<T>;
+  if (name == "lgamma") return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return jaxcc::lax::lgamma(x); });
+  if (name == "digamma") return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return jaxcc::lax::digamma(x); });
+  if (name == "polygamma1")
+    return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return jaxcc::lax::polygamma(1, x); });
+  if (name == "polygamma3")
+    return F([](Array<T> const& x, Array<T> const&) -> Array<T> { return jaxcc::lax::polygamma(3, x); });
+  return {};
+}
+
 }  // namespace
+
+TEST_CASE("lgamma, digamma, polygamma: JAX's values and derivatives, and check_grads to second order",
+          "[elementwise][golden][grad]") {
+  int checked = 0;
+  for (auto const& c : golden::cases()) {
+    // Computed in double and rounded; the float32 cases hold JAX's float64 values (see the generator).
+    if (c.bits == 32) {
+      if (auto const f = special_function<float>(c.function)) golden::check_case<float>(c, f, 1e-6), ++checked;
+    } else {
+      if (auto const f = special_function<double>(c.function)) golden::check_case<double>(c, f, 1e-12), ++checked;
+    }
+  }
+  CHECK(checked == 16);
+  // By hand: lgamma(1) = lgamma(2) = 0, digamma(1) = -euler_gamma, polygamma(1, 1) = pi^2 / 6.
+  auto const ones = Array<double>(jaxcc::lax::lgamma(jnp::array({1.0, 2.0}))).to_vector();
+  CHECK(std::abs(ones[0]) < 1e-14);
+  CHECK(std::abs(ones[1]) < 1e-14);
+  CHECK(Array<double>(jaxcc::lax::digamma(jnp::array(1.0))).item() == Catch::Approx(-0.57721566490153286).epsilon(1e-15));
+  CHECK(Array<double>(jaxcc::lax::polygamma(1, jnp::array(1.0))).item() ==
+        Catch::Approx(1.6449340668482264).epsilon(1e-14));
+  auto const x = jnp::array<double>({-2.5, -0.5, 0.5, 1.5, 3.5, 10.0});
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads([](Array<double> const& a) { return Array<double>(jaxcc::lax::lgamma(a)); },
+                                              std::tuple{x}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(
+      [](Array<double> const& a) { return Array<double>(jaxcc::lax::polygamma(2, a)); }, std::tuple{x}, 2));
+}
 
 TEST_CASE("logaddexp, hypot, arctan2, erfc, isnan, isinf, isfinite, nan_to_num: JAX's values and derivatives",
           "[elementwise][golden]") {

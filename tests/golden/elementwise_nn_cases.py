@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Golden values for the elementwise functions of tests/test_elementwise.cpp
-(logaddexp, hypot, arctan2, erfc, isnan, isinf, isfinite, nan_to_num) and
+(logaddexp, hypot, arctan2, erfc, isnan, isinf, isfinite, nan_to_num,
+lax.lgamma, lax.digamma, lax.polygamma of orders 1 and 3) and
 the jax.nn functions of tests/test_nn_grad.cpp (gelu, silu, softplus,
 log_sigmoid, one_hot), made by JAX itself: values at special points (0,
 +-inf, nan, large magnitudes) and ordinary ones, in float32 and float64,
@@ -48,6 +49,17 @@ unary = {
     "log_sigmoid": jax.nn.log_sigmoid,
 }
 differentiable_unary = ["erfc", "gelu", "gelu_exact", "silu", "softplus", "log_sigmoid"]
+# lgamma and its derivatives, at their own points: poles, both sides of them, large arguments.
+# jaxcc computes them in float64 and rounds; XLA's float32 versions are off by up to 5e-4 relative
+# (polygamma(4, -2.5)), so the float32 cases hold JAX's float64 values at the float32 points, rounded.
+SPECIAL_VALUES = [-2.5, -1.0, -0.5, 0.0, 1e-3, 0.5, 1.5, 2.5, 3.5, 10.0, 50.0, 1e5, nan]
+SPECIAL_GRAD_POINTS = [-2.5, -0.5, 0.5, 1.5, 3.5, 10.0, 50.0]
+special = {
+    "lgamma": jax.lax.lgamma,
+    "digamma": jax.lax.digamma,
+    "polygamma1": lambda x: jax.lax.polygamma(jnp.ones_like(x), x),
+    "polygamma3": lambda x: jax.lax.polygamma(jnp.full_like(x, 3), x),
+}
 binary = {"logaddexp": jnp.logaddexp, "hypot": jnp.hypot, "arctan2": jnp.arctan2}
 
 cases = []  # (function, bits, xs, ys, values, dx, dy)
@@ -59,6 +71,13 @@ for bits, dtype in DTYPES:
     for name in differentiable_unary:
         x = jnp.array(UNARY_GRAD_POINTS, dtype)
         cases.append((name, bits, x, [], unary[name](x), jax.vmap(jax.grad(unary[name]))(x), []))
+    for name, f in special.items():
+        x = jnp.array(SPECIAL_VALUES, dtype)
+        wide = x.astype(jnp.float64)
+        cases.append((name, bits, x, [], f(wide).astype(dtype), [], []))
+        x = jnp.array(SPECIAL_GRAD_POINTS, dtype)
+        wide = x.astype(jnp.float64)
+        cases.append((name, bits, x, [], f(wide).astype(dtype), jax.vmap(jax.grad(f))(wide).astype(dtype), []))
     for name, f in binary.items():
         x = jnp.array([p[0] for p in BINARY_VALUES], dtype)
         y = jnp.array([p[1] for p in BINARY_VALUES], dtype)

@@ -611,6 +611,9 @@
   X(primitives::fused_p<fusion::Expr<primitives::erfc_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::erf_inv_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::is_finite_p, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::lgamma_p, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::digamma_p, Array<float>>>, Array<float>) \
+  X(primitives::fused_p<fusion::Expr<primitives::polygamma_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::sin_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::cos_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::tan_p, Array<double>>>, Array<double>) \
@@ -628,6 +631,9 @@
   X(primitives::fused_p<fusion::Expr<primitives::erfc_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::erf_inv_p, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::is_finite_p, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::lgamma_p, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::digamma_p, Array<double>>>, Array<double>) \
+  X(primitives::fused_p<fusion::Expr<primitives::polygamma_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
   X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<float>>>, Array<float>) \
   X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<float>>>, Array<float>) \

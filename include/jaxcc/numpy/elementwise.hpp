@@ -248,6 +248,17 @@ Array<U> convert_element_type(Array<T> const& x) {
 template <ArrayLike A> auto erf(A const& a) { return detail::float_unary<primitives::erf_p>(a); }
 template <ArrayLike A> auto erf_inv(A const& a) { return detail::float_unary<primitives::erf_inv_p>(a); }
 template <ArrayLike A> auto erfc(A const& a) { return detail::float_unary<primitives::erfc_p>(a); }
+/// log |Gamma(a)|; +inf at 0, -1, -2, ...
+template <ArrayLike A> auto lgamma(A const& a) { return detail::float_unary<primitives::lgamma_p>(a); }
+/// The derivative of lgamma; nan at 0, -1, -2, ...
+template <ArrayLike A> auto digamma(A const& a) { return detail::float_unary<primitives::digamma_p>(a); }
+/// The m-th derivative of digamma (m = 0, 1, 2, ...; m = 0 is digamma).
+template <std::integral M, ArrayLike A>
+auto polygamma(M m, A const& x) {
+  using T = float_t<value_type_t<A>>;
+  return fusion::make_expr<primitives::polygamma_p>(fusion::ScalarLeaf<T>{static_cast<T>(m)},
+                                                    detail::array_operand<T>(x));
+}
 template <ArrayLike A>
   requires std::is_floating_point_v<value_type_t<A>>
 auto is_finite(A const& a) {

@@ -25,6 +25,7 @@
 
 #include "jaxcc/core/dtype.hpp"
 #include "jaxcc/fusion/expr_core.hpp"
+#include "jaxcc/primitives/bits/special_functions.hpp"
 
 namespace jaxcc::detail {
 template <class T>
@@ -636,6 +637,45 @@ struct erf_inv_p {
     return fusion::t_scale(da, ex<mul_p>(ScalarLeaf<T>{T(0.88622692545275801)}, ex<exp_p>(ex<square_p>(ex<erf_inv_p>(a)))));
   }
 };
+
+struct polygamma_p;
+/// lax.lgamma: log |Gamma(a)| (bits/special_functions.hpp; scalar).
+struct lgamma_p {
+  JAXCC_SAME_TYPE_OP("lgamma")
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static T scalar(T a) { return static_cast<T>(detail::lanczos_lgamma(static_cast<double>(a))); }
+  template <class A, class DA>
+  static auto tangent(A const& a, DA const& da);  // digamma(a), below
+};
+/// lax.digamma: the derivative of lgamma.
+struct digamma_p {
+  JAXCC_SAME_TYPE_OP("digamma")
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static T scalar(T a) { return static_cast<T>(detail::cephes_digamma(static_cast<double>(a))); }
+  template <class A, class DA>
+  static auto tangent(A const& a, DA const& da) {  // polygamma(1, a)
+    using T = value_of<A>;
+    return fusion::t_scale(da, ex<polygamma_p>(ScalarLeaf<T>{T(1)}, a));
+  }
+};
+/// lax.polygamma(m, x): the m-th derivative of digamma. jaxcc takes m as a
+/// number, so it is never differentiated (JAX raises for a tangent of m).
+struct polygamma_p {
+  JAXCC_SAME_TYPE_OP("polygamma")
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static T scalar(T m, T x) {
+    return static_cast<T>(detail::polygamma(static_cast<double>(m), static_cast<double>(x)));
+  }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const& m, B const& x, DA const&, DB const& dx) {  // polygamma(m + 1, x)
+    using T = value_of<B>;
+    return fusion::t_scale(dx, ex<polygamma_p>(ex<add_p>(m, ScalarLeaf<T>{T(1)}), x));
+  }
+};
+template <class A, class DA>
+auto lgamma_p::tangent(A const& a, DA const& da) {
+  return fusion::t_scale(da, ex<digamma_p>(a));
+}
 
 #undef JAXCC_SAME_TYPE_OP
 
