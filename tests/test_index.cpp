@@ -180,6 +180,15 @@ TEST_CASE("indexing under vmap, jit and second derivatives", "[index][vmap][jit]
   REQUIRE_NOTHROW(jaxcc::testing::check_vmap(write, jaxcc::in_axes(0, none), xs, jnp::array({3, 3})));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(write, jaxcc_test::example(xs, 0, 0), jnp::array({4, 0})));
 
+  // scatter_apply_p's own batching rule, with the mapped axes last (x.at(...) maps them first).
+  auto const apply_max = [](Array<double> const& a, Array<int> const& at, Array<double> const& u) {
+    return jaxcc::detail::bind<jaxcc::primitives::scatter_apply_p>({jaxcc::primitives::scatter_p::Kind::max}, a, at, u);
+  };
+  REQUIRE_NOTHROW(jaxcc::testing::check_vmap(apply_max, jaxcc::in_axes(1, 1, 1), jaxcc_test::smooth({5, 3}),
+                                             jnp::array({{0, 4, 9}, {4, -1, 0}}), jaxcc_test::smooth({2, 3}, 3.0)));
+  REQUIRE_NOTHROW(jaxcc::testing::check_vmap(apply_max, jaxcc::in_axes(1, none, 0), jaxcc_test::smooth({5, 3}),
+                                             jnp::array({2, 2}), jaxcc_test::smooth({3, 2}, 3.0)));
+
   auto const x = jaxcc_test::example(xs, 0, 2);
   auto const f = [](Array<double> const& a) {
     auto const b = a(slice(1, none), jnp::array({4, 0, 2}));

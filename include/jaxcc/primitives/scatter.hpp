@@ -429,8 +429,10 @@ struct scatter_apply_p {
                                                     std::span<graph::BatchDim const> dims, Array<T> const& x,
                                                     Array<I> const& positions, Array<T> const& updates) {
     auto const b = axis.size;
-    auto const n = x.shape()[static_cast<std::size_t>(dims[0] ? 1 : 0)];
-    auto const m = positions.shape()[static_cast<std::size_t>(dims[1] ? 1 : 0)];
+    // The length of the axis that is not the mapped one (each operand is 1-d per example).
+    auto const length = [](auto const& a, graph::BatchDim d) { return a.shape()[d ? static_cast<std::size_t>(1 - *d) : 0]; };
+    auto const n = length(x, dims[0]);
+    auto const m = length(positions, dims[1]);
     auto const flat = [&](auto const& a, graph::BatchDim d, std::int64_t len) {
       return detail::bind<reshape_p>({Shape{b * len}}, detail::bdim_at_front(a, d, b));
     };
