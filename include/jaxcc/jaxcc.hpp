@@ -18,6 +18,7 @@
 #include "jaxcc/numpy/indexing.hpp"
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/numpy/linalg.hpp"
+#include "jaxcc/numpy/norm.hpp"
 #include "jaxcc/numpy/pad.hpp"
 #include "jaxcc/numpy/quantile.hpp"
 #include "jaxcc/numpy/rearrange.hpp"

@@ -52,6 +52,9 @@ class AxisArg {
     requires std::integral<std::ranges::range_value_t<R>>
   AxisArg(R const& axes) : all_(false), axes_(axes) {}
 
+  /// Whether every axis was asked for (no axis given, or `jaxcc::none`).
+  bool is_all() const noexcept { return all_; }
+
   /// The axes, normalized for an array of `rank` dimensions; `op` names the
   /// operation in the errors for out-of-range and repeated axes.
   Axes resolve(std::int64_t rank, std::string_view op) const {
