@@ -97,6 +97,8 @@ TEST_CASE("vmap_matches: vmap against a loop of f, a wrong batching rule caught"
   CHECK(testing::vmap_matches(f, jaxcc::in_axes(0, jaxcc::none), xs, jnp::array(0.5f)));
   CHECK(testing::vmap_matches(f, jaxcc::in_axes(-1, jaxcc::none), xs, jnp::array(0.5f)));
   REQUIRE_NOTHROW(testing::check_vmap(f, jaxcc::in_axes(1, jaxcc::none), xs, jnp::array(0.5f)));
+  // An unevaluated expression is mapped as the Array it stands for.
+  CHECK(testing::vmap_matches(f, jaxcc::in_axes(2, jaxcc::none), xs * 2.0f, jnp::array(0.5f)));
 
   // Mapped along axis 0, the rule's assumption holds.
   CHECK(testing::vmap_matches(row_sum, jaxcc::in_axes(0), xs));

@@ -144,14 +144,15 @@ std::optional<BatchedAndLooped> batched_and_looped(std::string_view check, F con
     if constexpr (sizeof...(Specs) == 1) return std::get<0>(in.specs);
     else return std::get<I>(in.specs);
   };
-  auto const all = std::forward_as_tuple(args...);
+  // An expression argument is its value: mapped like an Array.
+  auto const all = std::make_tuple(jaxcc::detail::materialized(args)...);
   std::optional<std::int64_t> n;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ((n = n ? n : mapped_size(spec(std::integral_constant<std::size_t, I>{}), std::get<I>(all), check)), ...);
   }(std::index_sequence_for<Args...>{});
   if (!n) return std::nullopt;
 
-  auto batched = jaxcc::detail::array_leaves(jaxcc::vmap(f, in)(args...));
+  auto batched = jaxcc::detail::array_leaves(std::apply(jaxcc::vmap(f, in), all));
   std::vector<std::vector<AnyArray>> per_leaf;
   for (std::int64_t i = 0; i < *n; ++i) {
     auto const out = [&]<std::size_t... I>(std::index_sequence<I...>) {
