@@ -28,7 +28,7 @@ namespace jaxcc::detail {
 inline std::string order_string(double ord) {
   std::ostringstream os;
   if (std::isinf(ord)) os << (ord > 0 ? "inf" : "-inf");
-  else if (ord == std::floor(ord)) os << static_cast<long long>(ord);
+  else if (ord == std::floor(ord) && std::abs(ord) < 1e15) os << static_cast<long long>(ord);
   else os << ord;
   return os.str();
 }
