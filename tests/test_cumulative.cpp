@@ -3,7 +3,8 @@
 // are JAX's (tests/golden/sorting_cases.py; the inputs hold NaN, -0.0, ties
 // and a zero inside cumprod's products); derivatives are also checked
 // against finite differences to second order, vmap against a loop, jit
-// against eager, and a large scan against a plain loop.
+// against eager, and a large scan against a plain loop. lax::associative_scan
+// against the cumulative ops, and with non-commutative functions.
 #include "catch.hpp"
 
 #include <cmath>
@@ -130,6 +131,27 @@ TEST_CASE("cumulative reductions: dtypes, wrapping and a large scan", "[cumulati
     for (std::size_t i = 0; i < 300; ++i) expected[i * 257 + j] = acc += xs[i * 257 + j];
   }
   CHECK(ys == expected);
+}
+
+TEST_CASE("associative_scan: the scans of any associative function, forward and reversed", "[cumulative]") {
+  auto const x = jnp::array({{0.7, -1.3, 0.2, 2.1, 0.5}, {1.9, 0.4, -0.8, 1.2, -2.0}});
+  auto const add = [](auto const& a, auto const& b) { return a + b; };
+  auto const max = [](auto const& a, auto const& b) { return jnp::maximum(a, b); };
+  // Sums in a tree, not in order: equal to cumsum up to rounding.
+  CHECK_THAT(lax::associative_scan(add, x, false, 1), jaxcc::testing::AllClose(lax::cumsum(x, 1), 1e-15));
+  CHECK(jaxcc_test::mismatch(lax::associative_scan(max, x, true, -1), lax::cummax(x, 1, true)) == "");
+  // Not commutative: "keep the later" scans to x itself; "keep the earlier" to the first element
+  // (with reverse, the last), as JAX's docstring spells f(f(z, y), x).
+  auto const later = [](auto const&, auto const& b) { return b; };
+  auto const earlier = [](auto const& a, auto const&) { return a; };
+  CHECK(jaxcc_test::mismatch(lax::associative_scan(later, x, false, 1), x) == "");
+  CHECK(jaxcc_test::mismatch(lax::associative_scan(earlier, x, false, 1),
+                             jnp::array({{0.7, 0.7, 0.7, 0.7, 0.7}, {1.9, 1.9, 1.9, 1.9, 1.9}})) == "");
+  CHECK(jaxcc_test::mismatch(lax::associative_scan(earlier, x, true, 1),
+                             jnp::array({{0.5, 0.5, 0.5, 0.5, 0.5}, {-2.0, -2.0, -2.0, -2.0, -2.0}})) == "");
+  CHECK_THAT(lax::associative_scan(add, x), jaxcc::testing::AllClose(lax::cumsum(x, 0), 1e-15));
+  CHECK(message_of([&] { lax::associative_scan(add, x, false, 2); }) ==
+        "associative_scan: axis 2 is out of bounds for array of dimension 2");
 }
 
 TEST_CASE("cumulative reductions: errors", "[cumulative][errors]") {

@@ -1,6 +1,6 @@
 // The cumulative reductions along one axis: cumsum, cumprod, cummax, cummin
 // (lax.cumsum and its siblings), each forward or, with `reverse`, from the
-// end. The kernel runs each lane once, in order, in the operand's dtype
+// end; and lax.associative_scan of one array under any associative function. The kernel runs each lane once, in order, in the operand's dtype
 // (integers wrap); max and min propagate NaN, as lax.max does.
 //
 // Derivatives as JAX's: cumsum is linear and transposes to the reversed
@@ -158,6 +158,19 @@ Array<value_type_t<A>> cummax(A const& operand, std::int64_t axis = 0, bool reve
 template <ArrayLike A>
 Array<value_type_t<A>> cummin(A const& operand, std::int64_t axis = 0, bool reverse = false) {
   return detail::bind<primitives::cummin_p>({axis, reverse}, as_array(operand));
+}
+
+/// lax.associative_scan of one array: the inclusive scan of `elems` along
+/// `axis` (negative counts from the end) under `fn(a, b)`, which must be
+/// associative (not commutative): element i is fn(...fn(x0, x1)..., xi), or
+/// with `reverse` fn(...fn(x[n-1], x[n-2])..., xi). JAX's parallel prefix
+/// algorithm, so fn is applied to whole strided slices, O(log n) times deep.
+template <class Fn, ArrayLike A>
+Array<value_type_t<A>> associative_scan(Fn const& fn, A const& elems, bool reverse = false, std::int64_t axis = 0) {
+  using T = value_type_t<A>;
+  auto const x = as_array(elems);
+  auto const combine = [&fn](Array<T> const& a, Array<T> const& b) -> Array<T> { return fn(a, b); };
+  return detail::associative_scan(combine, x, detail::normalize_axis(axis, x.ndim(), "associative_scan"), reverse);
 }
 
 }  // namespace jaxcc::lax
