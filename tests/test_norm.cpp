@@ -130,6 +130,7 @@ TEST_CASE("norm: errors", "[norm][errors]") {
         "jnp.linalg.norm: ord='nuc' needs the singular values (jnp.linalg.svd), which jaxcc does not compute yet");
   CHECK(message_of([&] { norm(x, 2, {1, 2}); }) ==
         "jnp.linalg.norm: ord=2 needs the singular values (jnp.linalg.svd), which jaxcc does not compute yet");
+  CHECK(message_of([&] { norm(x, "max", {0, 1}); }) == "Invalid order 'max' for matrix norm.");
 }
 
 }  // namespace test_norm

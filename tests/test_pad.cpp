@@ -111,6 +111,8 @@ TEST_CASE("pad: errors", "[pad][errors]") {
   CHECK(message_of([&] { jnp::pad(x, 1, "mean", jnp::stat_length(0)); }) == "stat_length of 0 yields no value for padding");
   CHECK(message_of([&] { jnp::pad(x, 1, "edge", jnp::constant_values(1)); }) ==
         "unsupported keyword arguments for mode 'edge': {'constant_values'}");
+  CHECK(message_of([&] { jnp::pad(x, 1, "reflect", jnp::reflect_type("odds")); }) ==
+        "reflect_type must be 'even' or 'odd', got 'odds'");
 }
 
 }  // namespace test_pad

@@ -100,6 +100,10 @@ TEST_CASE("quantile: errors", "[quantile][errors]") {
         "method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or 'inverted_cdf'");
   CHECK(message_of([&] { jnp::quantile(x, jnp::ones<float>({2, 2}), 0); }) == "q must be have rank <= 1, got shape (2, 2)");
   CHECK(message_of([&] { jnp::median(x, 2); }) == "quantile: axis 2 is out of bounds for array of dimension 2");
+  CHECK(message_of([&] { jnp::quantile(x, 0.5, 0, "inverted_cdf"); }) ==
+        "quantile: method 'inverted_cdf' is not implemented in jaxcc");
+  CHECK(message_of([&] { jnp::median(jnp::ones<float>({0, 3}), 0); }) ==
+        "quantile: cannot take a quantile of an empty axis, shape (0, 3)");
 }
 
 }  // namespace test_quantile

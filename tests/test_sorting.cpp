@@ -166,6 +166,14 @@ TEST_CASE("sorting: errors", "[sorting][errors]") {
   CHECK(message_of([&] { jnp::searchsorted(x, 1.0f); }) == "a should be 1-dimensional");
   CHECK(message_of([&] { jnp::searchsorted(jnp::ones<float>({3}), 1.0f, "middle"); }) ==
         "invalid argument side='middle', expected 'left' or 'right'");
+  CHECK(message_of([&] { jnp::sort(jnp::array(1.0f)); }) == "sort: axis -1 is out of bounds for array of dimension 0");
+  CHECK(message_of([&] { lax::top_k(x, 1, 2); }) == "axis argument out of range: axis=2 for operand.shape=(2, 3)");
+  // The primitives' own checks, which the jnp functions' normalizing keeps from users.
+  CHECK(message_of([&] { jaxcc::detail::bind<jaxcc::primitives::argsort_p>({2}, x); }) ==
+        "argsort: axis 2 is out of bounds for operand shape (2, 3)");
+  CHECK(message_of([&] {
+          jaxcc::detail::bind<jaxcc::primitives::searchsorted_p>({false, 1}, x, jnp::ones<float>({3, 1}));
+        }) == "searchsorted: batch dimensions of a (2, 3) and v (3, 1) differ");
 }
 
 }  // namespace test_sorting

@@ -145,6 +145,17 @@ IndexItem index_item(I const& index) {
   else return {Kind::array, 0, {}, index.template astype<std::int32_t>()};
 }
 
+/// JAX's error for more indices than the array has axes.
+inline void check_index_count(std::int64_t ndim, std::int64_t count) {
+  if (count > ndim)
+    throw Error("Too many indices: array is " + std::to_string(ndim) + "-dimensional, but " + std::to_string(count) +
+                " were indexed");
+}
+/// JAX's error for an index into an axis of size 0.
+inline void check_axis_not_empty(std::int64_t size, std::size_t axis) {
+  if (size == 0) throw Error("index is out of bounds for axis " + std::to_string(axis) + " with size 0");
+}
+
 /// The first position, step and length of `s` over an axis of n elements
 /// (Python's slice.indices).
 inline std::array<std::int64_t, 3> slice_positions(Slice const& s, std::int64_t n) {
@@ -179,9 +190,7 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     consumed += item.kind != Kind::newaxis;
     if (advanced && item.kind == Kind::integer) item = index_item(numpy::full<std::int32_t>(Shape{}, item.integer));
   }
-  if (consumed > x.ndim())
-    throw Error("Too many indices: array is " + std::to_string(x.ndim()) + "-dimensional, but " +
-                std::to_string(consumed) + " were indexed");
+  check_index_count(x.ndim(), consumed);
   items.resize(items.size() + static_cast<std::size_t>(x.ndim() - consumed));
 
   // newaxis: a size-1 axis of its own, indexed whole.
@@ -205,7 +214,7 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     auto const n = expanded[k];
     auto const& item = items[k];
     if (item.kind == Kind::integer) {
-      if (n == 0) throw Error("index is out of bounds for axis " + std::to_string(k) + " with size 0");
+      check_axis_not_empty(n, k);
       auto const at = std::clamp<std::int64_t>(item.integer < 0 ? item.integer + n : item.integer, 0, n - 1);
       start[k] = at;
       limit[k] = at + 1;
@@ -248,7 +257,7 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
   std::int64_t merged = 1;
   for (auto k = indexed.rbegin(); k != indexed.rend(); ++k) {
     auto const n = y.shape()[*k];
-    if (n == 0) throw Error("index is out of bounds for axis " + std::to_string(*k) + " with size 0");
+    check_axis_not_empty(n, *k);
     auto idx = numpy::broadcast_to(items[*k].array, common);
     idx = numpy::where(idx < 0, idx + static_cast<std::int32_t>(n), idx);
     if (drop) valid = valid & (idx >= 0) & (idx < static_cast<std::int32_t>(n));
@@ -341,11 +350,9 @@ class AtRef {
       if (item.kind != IndexItem::Kind::integer) return std::nullopt;
       else out.push_back(item.integer);
     auto const& shape = array_.shape();
-    if (out.size() > shape.size())
-      throw Error("Too many indices: array is " + std::to_string(shape.size()) + "-dimensional, but " +
-                  std::to_string(out.size()) + " were indexed");
+    check_index_count(array_.ndim(), static_cast<std::int64_t>(out.size()));
     for (std::size_t d = 0; d < out.size(); ++d) {
-      if (shape[d] == 0) throw Error("index is out of bounds for axis " + std::to_string(d) + " with size 0");
+      check_axis_not_empty(shape[d], d);
       if (out[d] < 0) out[d] += shape[d];
     }
     return out;

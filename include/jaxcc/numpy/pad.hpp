@@ -30,6 +30,7 @@
 #include "jaxcc/numpy/rearrange.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/pad.hpp"
+#include "jaxcc/primitives/slice.hpp"
 
 namespace jaxcc::detail {
 
@@ -78,15 +79,6 @@ namespace jaxcc::detail {
 
 using PadWidths = std::vector<std::array<std::int64_t, 2>>;
 
-/// Elements [start, stop) of `x` along `axis`.
-template <Element T>
-Array<T> axis_range(Array<T> const& x, std::int64_t start, std::int64_t stop, std::int64_t axis) {
-  Axes starts(x.shape().size(), 0), limits(x.shape().begin(), x.shape().end());
-  starts[static_cast<std::size_t>(axis)] = start;
-  limits[static_cast<std::size_t>(axis)] = stop;
-  return lax::slice(x, starts, limits);
-}
-
 template <Element T>
 Array<T> pad_stats(Array<T> x, PadWidths const& widths, std::string_view mode, std::optional<std::int64_t> length) {
   if (length && *length == 0) throw Error("stat_length of 0 yields no value for padding");
@@ -101,8 +93,8 @@ Array<T> pad_stats(Array<T> x, PadWidths const& widths, std::string_view mode, s
       else return value.template astype<T>();
     };
     auto const take = length ? std::min(*length, n) : n;
-    auto const low = stat(axis_range(x, 0, take, i));
-    auto const high = length ? stat(axis_range(x, n - take, n, i)) : low;
+    auto const low = stat(slice_in_dim(x, 0, take, 1, i));
+    auto const high = length ? stat(slice_in_dim(x, n - take, n, 1, i)) : low;
     x = lax::concatenate(std::vector<Array<T>>{numpy::repeat(low, before, i), x, numpy::repeat(high, after, i)}, i);
   }
   return x;
@@ -118,16 +110,16 @@ Array<T> pad_mirror(Array<T> x, PadWidths const& widths, bool reflect, bool odd)
     for (bool const before : {true, false}) {
       auto padding = widths[static_cast<std::size_t>(i)][before ? 0 : 1];
       auto const n = [&] { return x.shape()[static_cast<std::size_t>(i)]; };
-      auto edge = before ? axis_range(x, 0, 1, i) : axis_range(x, n() - 1, n(), i);
+      auto edge = before ? slice_in_dim(x, 0, 1, 1, i) : slice_in_dim(x, n() - 1, n(), 1, i);
       while (padding > 0) {
         auto const now = std::min(padding, size - offset);
         padding -= now;
-        auto part = before ? axis_range(x, offset, offset + now, i)
-                           : axis_range(x, n() - now - offset, reflect && size > 1 ? n() - 1 : n(), i);
+        auto part = before ? slice_in_dim(x, offset, offset + now, 1, i)
+                           : slice_in_dim(x, n() - now - offset, reflect && size > 1 ? n() - 1 : n(), 1, i);
         part = reversed_along(part, i);
         if (odd) {
           part = Array<T>(T(2) * edge - part);
-          if (size > 1) edge = before ? axis_range(part, 0, 1, i) : axis_range(part, now - 1, now, i);
+          if (size > 1) edge = before ? slice_in_dim(part, 0, 1, 1, i) : slice_in_dim(part, now - 1, now, 1, i);
         }
         x = before ? lax::concatenate(std::vector<Array<T>>{part, x}, i) : lax::concatenate(std::vector<Array<T>>{x, part}, i);
       }
@@ -174,13 +166,13 @@ Array<T> pad_along(Array<T> x, PadWidths const& widths, std::string_view mode, P
     auto const [before, after] = widths[i];
     std::vector<Array<T>> parts;
     if (mode == "edge") {
-      parts = {numpy::repeat(axis_range(x, 0, 1, axis), before, axis), x,
-               numpy::repeat(axis_range(x, n - 1, n, axis), after, axis)};
+      parts = {numpy::repeat(slice_in_dim(x, 0, 1, 1, axis), before, axis), x,
+               numpy::repeat(slice_in_dim(x, n - 1, n, 1, axis), after, axis)};
     } else if (mode == "wrap") {
       if (n > 0) {
-        if (before % n) parts.push_back(axis_range(x, n - before % n, n, axis));
+        if (before % n) parts.push_back(slice_in_dim(x, n - before % n, n, 1, axis));
         for (std::int64_t r = 0; r < before / n + after / n + 1; ++r) parts.push_back(x);
-        if (after % n) parts.push_back(axis_range(x, 0, after % n, axis));
+        if (after % n) parts.push_back(slice_in_dim(x, 0, after % n, 1, axis));
       } else {
         parts = {x};
       }
@@ -197,8 +189,8 @@ Array<T> pad_along(Array<T> x, PadWidths const& widths, std::string_view mode, P
         if constexpr (std::is_integral_v<T>) return Array<double>(numpy::floor(values)).template astype<T>();
         else return values.template astype<T>();
       };
-      auto const edge_low = n ? axis_range(x, 0, 1, axis) : numpy::full<T>(Shape{}, T(0));
-      auto const edge_high = n ? axis_range(x, n - 1, n, axis) : edge_low;
+      auto const edge_low = n ? slice_in_dim(x, 0, 1, 1, axis) : numpy::full<T>(Shape{}, T(0));
+      auto const edge_high = n ? slice_in_dim(x, n - 1, n, 1, axis) : edge_low;
       parts = {ramp(edge_low, before, true), x, ramp(edge_high, after, false)};
     }
     x = lax::concatenate(parts, axis);

@@ -17,6 +17,7 @@
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/concatenate.hpp"
+#include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 
 namespace jaxcc::detail {
@@ -94,12 +95,8 @@ Array<value_type_t<A>> roll(A const& a, Axes const& shift, Axes const& axis) {
     if (n == 0) continue;
     auto const i = ((-s) % n + n) % n;  // the first element of the result
     if (i == 0) continue;
-    Axes start(x.shape().size(), 0), limit(x.shape().begin(), x.shape().end());
-    start[at] = i;
-    auto const tail = lax::slice(x, start, limit);
-    start[at] = 0;
-    limit[at] = i;
-    x = lax::concatenate(std::vector<Array<value_type_t<A>>>{tail, lax::slice(x, start, limit)}, ax);
+    x = lax::concatenate(
+        std::vector<Array<value_type_t<A>>>{detail::slice_in_dim(x, i, n, 1, ax), detail::slice_in_dim(x, 0, i, 1, ax)}, ax);
   }
   return x;
 }
@@ -192,11 +189,8 @@ Array<value_type_t<A>> repeat(A const& a, Axes const& repeats, std::int64_t axis
                         repeats.size(), ",)  and requested shape (", n, ",)");
   std::vector<std::int64_t> index;
   for (std::int64_t i = 0; i < n; ++i) index.insert(index.end(), static_cast<std::size_t>(repeats[static_cast<std::size_t>(i)]), i);
-  if (index.empty()) {  // nothing repeated: an empty slice keeps the dependence on `a`
-    Axes start(x.shape().size(), 0), limit(x.shape().begin(), x.shape().end());
-    limit[at] = 0;
-    return lax::slice(x, start, limit);
-  }
+  // Nothing repeated: an empty slice keeps the dependence on `a`.
+  if (index.empty()) return detail::slice_in_dim(x, 0, 0, 1, ax);
   auto const count = static_cast<std::int64_t>(index.size());
   return take(x, array(index, Shape{count}), ax, "clip");
 }

@@ -445,3 +445,19 @@ std::pair<Array<T>, graph::BatchDim> dynamic_update_slice_p::batch(Params const&
 }
 
 }  // namespace jaxcc::primitives
+
+namespace jaxcc::detail {
+
+/// Elements [start, stop) of `x` along `axis`, every `stride`-th (lax.slice_in_dim).
+template <Element T>
+Array<T> slice_in_dim(Array<T> const& x, std::int64_t start, std::int64_t stop, std::int64_t stride,
+                      std::int64_t axis) {
+  auto const d = static_cast<std::size_t>(axis);
+  Axes starts(x.shape().size(), 0), limits(x.shape().begin(), x.shape().end()), strides(x.shape().size(), 1);
+  starts[d] = start;
+  limits[d] = stop;
+  strides[d] = stride;
+  return bind<primitives::slice_p>({starts, limits, strides}, x);
+}
+
+}  // namespace jaxcc::detail

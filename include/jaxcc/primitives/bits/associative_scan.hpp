@@ -17,18 +17,6 @@
 
 namespace jaxcc::detail {
 
-/// Elements [start, stop) of `x` along `axis`, every `stride`-th (lax.slice_in_dim).
-template <Element T>
-Array<T> slice_in_dim(Array<T> const& x, std::int64_t start, std::int64_t stop, std::int64_t stride,
-                      std::int64_t axis) {
-  auto const d = static_cast<std::size_t>(axis);
-  Axes starts(x.shape().size(), 0), limits(x.shape().begin(), x.shape().end()), strides(x.shape().size(), 1);
-  starts[d] = start;
-  limits[d] = stop;
-  strides[d] = stride;
-  return bind<primitives::slice_p>({starts, limits, strides}, x);
-}
-
 /// `a` at the even positions along `axis`, `b` at the odd ones; `a` is as
 /// long as `b` or one longer (JAX's _interleave: two interior-padded arrays added).
 template <Element T>
