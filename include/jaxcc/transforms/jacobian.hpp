@@ -1,11 +1,15 @@
 // Jacobians: jaxcc::jacrev (the pullback vmapped over the output's basis),
 // jaxcc::jacfwd (the JVP vmapped over the input's basis) and jaxcc::hessian
-// (jacfwd of jacrev), as JAX builds them: one batched pass, not a loop. The function's output is one Array; each argument
-// differentiated may be a pytree, and its Jacobian is a pytree of the same
-// structure whose leaves have shape output.shape + leaf.shape, as in JAX.
+// (jacfwd of jacrev), as JAX builds them: one batched pass per leaf, not a
+// loop. Each argument differentiated may be a pytree, and so may the output:
+// as in JAX the Jacobian has the output's structure, each output leaf
+// holding the input's structure, whose leaves have shape
+// output_leaf.shape + input_leaf.shape.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -73,10 +77,45 @@ Tree rows_to_jacobian(Tree const& batched, Shape const& prefix) {
       batched);
 }
 
+/// A tree shaped like `like`: zeros, except `t` at array leaf `leaf`.
+template <class Tree, Element T>
+Tree one_hot_tree(Tree const& like, std::size_t leaf, Array<T> const& t) {
+  std::vector<graph::MaybeArray> seed(array_leaves(like).size());
+  seed[leaf] = AnyArray(t);
+  std::size_t next = 0;
+  return rebuild_like(like, seed, next);
+}
+
+/// fn(j, leaf) for each leaf of the output `out` (j counts them), in out's
+/// containers: the outer structure of a Jacobian. A struct can hold only
+/// Arrays, so a struct output needs Jacobian leaves that are Arrays.
+template <bool JacobianLeafIsArray, class Out, class Fn>
+auto per_output_leaf(Out const& out, Fn const& fn) {
+  static_assert(tree_adapter<Out>::category != TreeCategory::record || JacobianLeafIsArray,
+                "the Jacobian of a JAXCC_PYTREE struct output holds the input's structure in each member, which "
+                "the struct's Array members cannot hold: return a std::tuple of the members");
+  std::size_t j = 0;
+  return tree::map(
+      [&](auto const& leaf) {
+        static_assert(AnArray<std::remove_cvref_t<decltype(leaf)>>,
+                      "a Jacobian is taken of a function whose output is an Array or a pytree of Arrays");
+        return fn(j++, leaf);
+      },
+      out);
+}
+
+/// The Jacobian of one output leaf as `argnums` asks: one input tree, or a
+/// tuple of them.
+template <class A, class Tuple>
+auto as_argnums_result(Tuple&& per_input) {
+  if constexpr (A::single) return std::get<0>(std::forward<Tuple>(per_input));
+  else return std::forward<Tuple>(per_input);
+}
+
 }  // namespace detail
 
-/// The Jacobian by reverse mode: the pullback vmapped over the basis of the
-/// output's cotangents, as JAX's jacrev.
+/// The Jacobian by reverse mode: for each output leaf, the pullback vmapped
+/// over the basis of that leaf's cotangents, as JAX's jacrev.
 template <class F, detail::DiffOption... Options>
 auto jacrev(F f, Options...) {
   using A = typename detail::find_argnums<Options...>::type;
@@ -85,19 +124,19 @@ auto jacrev(F f, Options...) {
   {
     auto const run = [&](auto const&... args) {
       auto const all = std::forward_as_tuple(args...);
-      auto g = [&]<std::size_t... I>(std::index_sequence<I...> seq) {
+      return [&]<std::size_t... I>(std::index_sequence<I...> seq) {
         // Named, not a structured binding: clang before 16 cannot capture those in lambdas.
         auto out_and_pullback = vjp(detail::restricted(seq, f, args...), std::get<I>(all)...);
         auto const& out = out_and_pullback.first;
         auto const& pullback = out_and_pullback.second;
-        using Out = std::remove_cvref_t<decltype(out)>;
-        static_assert(AnArray<Out>, "jacrev differentiates functions that return one array");
-        using T = typename Out::value_type;
-        auto const rows = vmap([&](Array<T> const& ct) { return pullback(ct); })(detail::stacked_basis<T>(out.shape()));
-        return detail::rows_to_jacobian(rows, out.shape());
+        constexpr bool array_leaves = A::single && (AnArray<std::remove_cvref_t<decltype(std::get<I>(all))>> && ...);
+        return detail::per_output_leaf<array_leaves>(out, [&](std::size_t j, auto const& leaf) {
+          using T = typename std::remove_cvref_t<decltype(leaf)>::value_type;
+          auto const rows = vmap([&](Array<T> const& ct) { return pullback(detail::one_hot_tree(out, j, ct)); })(
+              detail::stacked_basis<T>(leaf.shape()));
+          return detail::as_argnums_result<A>(detail::rows_to_jacobian(rows, leaf.shape()));
+        });
       }(detail::argnum_sequence<A>());
-      if constexpr (A::single) return std::get<0>(std::move(g));
-      else return g;
     };
     return run(detail::as_argument(given)...);
   };
@@ -112,44 +151,64 @@ auto one_hot_tangents(Primals const& primals, std::size_t leaf, Array<T> const& 
   return [&]<std::size_t... P>(std::index_sequence<P...>) {
     return std::tuple<std::remove_cvref_t<decltype(std::get<P>(primals))>...>{[&] {
       auto const& like = std::get<P>(primals);
-      std::vector<graph::MaybeArray> seed(array_leaves(like).size());
-      if constexpr (P == K) seed[leaf] = AnyArray(t);
-      std::size_t next = 0;
-      return rebuild_like(like, seed, next);
+      if constexpr (P == K) {
+        return one_hot_tree(like, leaf, t);
+      } else {
+        std::size_t next = 0;
+        return rebuild_like(like, {}, next);  // all zeros
+      }
     }()...};
   }(std::make_index_sequence<std::tuple_size_v<Primals>>{});
 }
 
-/// The Jacobian of fn with respect to primal K (a pytree): for each leaf,
-/// the JVP vmapped over that leaf's basis of tangents, as JAX's jacfwd.
-template <std::size_t K, class Fn, class Primals>
-auto jacfwd_wrt(Fn const& fn, Primals const& primals) {
-  using Out = decltype(materialized(std::apply(fn, primals)));
-  static_assert(AnArray<Out>, "jacfwd differentiates functions that return one array");
-  std::size_t leaf_index = 0;
-  return tree::map(
+/// For each array leaf of primal K, the JVP vmapped over that leaf's basis
+/// of tangents: the output's array leaves with the basis' axis last.
+template <std::size_t K, class Fn, class Primals, class Out>
+std::vector<std::vector<AnyArray>> pushforwards_of_basis(Fn const& fn, Primals const& primals,
+                                                         std::optional<Out>& columns) {
+  std::vector<std::vector<AnyArray>> out;
+  (void)tree::map(
       [&](auto const& leaf) {
         using L = std::remove_cvref_t<decltype(leaf)>;
         if constexpr (AnArray<L>) {
           using T = typename L::value_type;
-          auto const k = leaf_index++;
-          auto const pushforward = [&](Array<T> const& t) {
+          auto const pushforward = [&, k = out.size()](Array<T> const& t) {
             return jvp(fn, primals, one_hot_tangents<K>(primals, k, t)).second;
           };
-          // The basis' axis goes last: out.shape ++ (n,), then out.shape ++ leaf.shape.
-          Out const columns = vmap(pushforward, in_axes(0), out_axes(-1))(stacked_basis<T>(leaf.shape()));
-          Shape const out_shape(columns.shape().begin(), columns.shape().end() - 1);
-          return lax::reshape(columns, concat_shapes(out_shape, leaf.shape())).template astype<T>();
+          columns = vmap(pushforward, in_axes(0), out_axes(-1))(stacked_basis<T>(leaf.shape()));
+          out.push_back(array_leaves(*columns));
+        }
+        return leaf;
+      },
+      std::get<K>(primals));
+  return out;
+}
+
+/// The Jacobian of output leaf j (of shape out_shape and element type U)
+/// with respect to primal K, from its pushforwards: primal K's structure,
+/// each leaf of shape out_shape ++ leaf.shape.
+template <Element U, class Primal>
+Primal jacobian_block(Primal const& primal, std::vector<std::vector<AnyArray>> const& pushforwards, std::size_t j,
+                      Shape const& out_shape) {
+  std::size_t k = 0;
+  return tree::map(
+      [&](auto const& leaf) {
+        using L = std::remove_cvref_t<decltype(leaf)>;
+        if constexpr (AnArray<L>) {
+          auto const& column = pushforwards[k++][j];
+          return lax::reshape(column.template as<U>(), concat_shapes(out_shape, leaf.shape()))
+              .template astype<typename L::value_type>();
         } else {
           return leaf;
         }
       },
-      std::get<K>(primals));
+      primal);
 }
 
 }  // namespace detail
 
-/// The Jacobian by forward mode: JVPs vmapped over the input's basis.
+/// The Jacobian by forward mode: for each input leaf, JVPs vmapped over its
+/// basis, as JAX's jacfwd.
 template <class F, detail::DiffOption... Options>
 auto jacfwd(F f, Options...) {
   using A = typename detail::find_argnums<Options...>::type;
@@ -158,15 +217,27 @@ auto jacfwd(F f, Options...) {
   {
     auto const run = [&](auto const&... args) {
       auto const all = std::forward_as_tuple(args...);
-      auto g = [&]<std::size_t... I>(std::index_sequence<I...> seq) {
+      return [&]<std::size_t... I>(std::index_sequence<I...> seq) {
         auto const fn = detail::restricted(seq, f, args...);
         auto const primals = std::tuple<std::remove_cvref_t<decltype(std::get<I>(all))>...>{std::get<I>(all)...};
-        return [&]<std::size_t... K>(std::index_sequence<K...>) {
-          return std::tuple<decltype(detail::jacfwd_wrt<K>(fn, primals))...>{detail::jacfwd_wrt<K>(fn, primals)...};
+        using Out = decltype(detail::materialized(std::apply(fn, primals)));
+        std::optional<Out> columns;  // the output's structure, its leaves shaped out ++ (n,)
+        auto const pushforwards = [&]<std::size_t... K>(std::index_sequence<K...>) {
+          return std::array<std::vector<std::vector<AnyArray>>, sizeof...(I)>{
+              detail::pushforwards_of_basis<K>(fn, primals, columns)...};
         }(std::index_sequence_for<decltype(std::get<I>(all))...>{});
+        bool const from_columns = columns.has_value();
+        if (!from_columns) columns = detail::materialized(std::apply(fn, primals));  // no input leaves
+        constexpr bool array_leaves = A::single && (AnArray<std::remove_cvref_t<decltype(std::get<I>(all))>> && ...);
+        return detail::per_output_leaf<array_leaves>(*columns, [&](std::size_t j, auto const& leaf) {
+          using U = typename std::remove_cvref_t<decltype(leaf)>::value_type;
+          Shape const out_shape(leaf.shape().begin(), leaf.shape().end() - (from_columns ? 1 : 0));
+          return detail::as_argnums_result<A>([&]<std::size_t... K>(std::index_sequence<K...>) {
+            return std::tuple<std::remove_cvref_t<decltype(std::get<K>(primals))>...>{
+                detail::jacobian_block<U>(std::get<K>(primals), pushforwards[K], j, out_shape)...};
+          }(std::index_sequence_for<decltype(std::get<I>(all))...>{}));
+        });
       }(detail::argnum_sequence<A>());
-      if constexpr (A::single) return std::get<0>(std::move(g));
-      else return g;
     };
     return run(detail::as_argument(given)...);
   };
