@@ -95,6 +95,25 @@ TEST_CASE("a pytree output's Jacobian has the output's structure", "[jacobian]")
       REQUIRE_THAT(jac.second, AllClose(expected_scaled, 1e-12));
     }
   }
+  SECTION("a struct whose members' Jacobians are trees: the std::tuple of the members'") {
+    // g(v, w) = Pair{v * w, v0 * v}: d(v w)/dv = diag(w), d(v w)/dw = diag(v);
+    // d(v0 v)/dw = 0.
+    auto const g = [](Array<double> const& x, Array<double> const& w) {
+      auto const x0 = jaxcc::lax::slice(x, {0}, {1});
+      return Pair{x * w, x0 * x};
+    };
+    auto const w = jnp::array({7.0, 11.0});
+    auto const rev = jaxcc::jacrev(g, jaxcc::argnums<0, 1>)(v, w);
+    auto const fwd = jaxcc::jacfwd(g, jaxcc::argnums<0, 1>)(v, w);
+    for (auto const* jac : {&rev, &fwd}) {
+      auto const& [product_by_v, product_by_w] = std::get<0>(*jac);
+      auto const& [scaled_by_v, scaled_by_w] = std::get<1>(*jac);
+      REQUIRE_THAT(product_by_v, AllClose(jnp::array<double>({{7, 0}, {0, 11}}), 1e-12));
+      REQUIRE_THAT(product_by_w, AllClose(jnp::array<double>({{3, 0}, {0, 5}}), 1e-12));
+      REQUIRE_THAT(scaled_by_v, AllClose(expected_scaled, 1e-12));
+      REQUIRE_THAT(scaled_by_w, AllClose(jnp::zeros<double>({2, 2})));
+    }
+  }
   SECTION("a vector and a map of Arrays, with scalar and matrix leaves") {
     // g(m) = [sum(m), m^T] for m of shape (2, 3): d sum / dm = ones(2, 3);
     // d m^T[i, j] / d m[k, l] = [i == l][j == k], shape (3, 2, 2, 3).

@@ -26,16 +26,4 @@ Array<float> product(Array<float> x, Array<float> y) { return x * y; }
   jaxcc::vmap(product, jaxcc::in_axes(0, 0, 0))(x, x);
 }
 
-struct Moments {
-  Array<float> mean;
-  Array<float> variance;
-};
-JAXCC_PYTREE(Moments, mean, variance)
-
-// Each member of a struct output's Jacobian would hold a tuple, one
-// Jacobian per argnum: a struct of Arrays cannot.
-[[maybe_unused]] void jacobian_of_a_struct_output_by_two_argnums(Array<float> const& x) {
-  jaxcc::jacrev([](Array<float> a, Array<float> b) { return Moments{a * b, a + b}; }, jaxcc::argnums<0, 1>)(x, x);
-}
-
 }  // namespace

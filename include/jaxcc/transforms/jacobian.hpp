@@ -86,22 +86,40 @@ Tree one_hot_tree(Tree const& like, std::size_t leaf, Array<T> const& t) {
   return rebuild_like(like, seed, next);
 }
 
+/// JAXCC_PYTREE structs, as leaves: per_output_leaf takes them apart itself.
+struct is_struct_node {
+  template <class X>
+  auto operator()(X const&) const {
+    return std::bool_constant<tree_adapter<X>::category == TreeCategory::record>{};
+  }
+};
+
 /// fn(j, leaf) for each leaf of the output `out` (j counts them), in out's
-/// containers: the outer structure of a Jacobian. A struct can hold only
-/// Arrays, so a struct output needs Jacobian leaves that are Arrays.
+/// containers: the outer structure of a Jacobian. A struct holds Arrays, so
+/// where fn returns trees a struct becomes the std::tuple of its members'.
+template <bool JacobianLeafIsArray, class Out, class Fn>
+auto per_output_leaf(Out const& out, Fn const& fn, std::size_t& j) {
+  auto const each = [&](auto const& node) {
+    using N = std::remove_cvref_t<decltype(node)>;
+    if constexpr (tree_adapter<N>::category == TreeCategory::record) {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        // Braces, not make_tuple: the members are visited in order.
+        return std::tuple<decltype(per_output_leaf<false>(tree_adapter<N>::template child<I>(node), fn, j))...>{
+            per_output_leaf<false>(tree_adapter<N>::template child<I>(node), fn, j)...};
+      }(std::make_index_sequence<tree_adapter<N>::arity>{});
+    } else {
+      static_assert(AnArray<N>, "a Jacobian is taken of a function whose output is an Array or a pytree of Arrays");
+      return fn(j++, node);
+    }
+  };
+  if constexpr (JacobianLeafIsArray) return tree::map(each, out);
+  else return tree::map(each, out, tree::is_leaf(is_struct_node{}));
+}
+
 template <bool JacobianLeafIsArray, class Out, class Fn>
 auto per_output_leaf(Out const& out, Fn const& fn) {
-  static_assert(tree_adapter<Out>::category != TreeCategory::record || JacobianLeafIsArray,
-                "the Jacobian of a JAXCC_PYTREE struct output holds the input's structure in each member, which "
-                "the struct's Array members cannot hold: return a std::tuple of the members");
   std::size_t j = 0;
-  return tree::map(
-      [&](auto const& leaf) {
-        static_assert(AnArray<std::remove_cvref_t<decltype(leaf)>>,
-                      "a Jacobian is taken of a function whose output is an Array or a pytree of Arrays");
-        return fn(j++, leaf);
-      },
-      out);
+  return per_output_leaf<JacobianLeafIsArray>(out, fn, j);
 }
 
 /// The Jacobian of one output leaf as `argnums` asks: one input tree, or a
