@@ -9,6 +9,7 @@
 #include "jaxcc/core/print.hpp"
 #include "jaxcc/core/shape.hpp"
 #include "jaxcc/lax/control_flow.hpp"
+#include "jaxcc/lax/convolution.hpp"
 #include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/cumulative.hpp"

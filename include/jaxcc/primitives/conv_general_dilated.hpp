@@ -1,0 +1,600 @@
+// conv_general_dilated: XLA's convolution, as lax.conv_general_dilated
+// binds it. Dimension numbers say where the batch, feature and spatial
+// dims of each operand are; strides, explicit (lo, hi) padding, lhs
+// (input) and rhs (kernel) dilation, and feature or batch groups follow
+// XLA's semantics. The kernel reads the operands through their strides in
+// any layout and runs one GEMM per block of input features: an im2col
+// block of the input times the matching block of kernels. The derivatives
+// are convolutions, as JAX's bilinear rules make them, and vmap folds the
+// mapped axis into the batch or feature dims as JAX's batching rule does.
+#pragma once
+
+#include <Eigen/Core>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/dot_general.hpp"
+#include "jaxcc/primitives/gather.hpp"
+#include "jaxcc/primitives/reshape.hpp"
+#include "jaxcc/primitives/slice.hpp"
+#include "jaxcc/primitives/transpose.hpp"
+
+namespace jaxcc::primitives {
+
+/// lax.ConvDimensionNumbers: for each operand, the position of its batch
+/// (or rhs output-feature) dim, its feature (rhs input-feature) dim, then
+/// its spatial dims in the order the rhs lists them.
+struct ConvDimensionNumbers {
+  Axes lhs_spec, rhs_spec, out_spec;
+  friend bool operator==(ConvDimensionNumbers const&, ConvDimensionNumbers const&) = default;
+};
+
+struct conv_general_dilated_p {
+  static constexpr std::string_view name = "conv_general_dilated";
+  struct Params {
+    Axes window_strides;
+    std::vector<std::pair<std::int64_t, std::int64_t>> padding;
+    Axes lhs_dilation, rhs_dilation;
+    ConvDimensionNumbers dimension_numbers;
+    std::int64_t feature_group_count = 1, batch_group_count = 1;
+    friend bool operator==(Params const&, Params const&) = default;
+  };
+
+  /// As a jaxpr prints it (parameters in alphabetical order).
+  static std::string params_string(Params const& p) {
+    auto const tuple = detail::axes_string;
+    auto const pads = pads_string(p.padding);
+    auto const& d = p.dimension_numbers;
+    return "batch_group_count=" + std::to_string(p.batch_group_count) +
+           " dimension_numbers=ConvDimensionNumbers(lhs_spec=" + tuple(d.lhs_spec) + ", rhs_spec=" + tuple(d.rhs_spec) +
+           ", out_spec=" + tuple(d.out_spec) + ") feature_group_count=" + std::to_string(p.feature_group_count) +
+           " lhs_dilation=" + tuple(p.lhs_dilation) + " out_sharding=None padding=" + pads + " precision=None" +
+           " preferred_element_type=None rhs_dilation=" + tuple(p.rhs_dilation) +
+           " window_strides=" + tuple(p.window_strides);
+  }
+
+  /// JAX's _conv_general_dilated_shape_rule, with its messages.
+  template <Element T>
+  static Shape shape_rule(Params const& p, Array<T> const& lhs, Array<T> const& rhs) {
+    auto const& dn = p.dimension_numbers;
+    if (lhs.ndim() != rhs.ndim())
+      detail::throw_error("conv_general_dilated lhs and rhs must have the same number of dimensions, but got ",
+                          lhs.shape(), " and ", rhs.shape(), ".");
+    auto const fgc = p.feature_group_count, bgc = p.batch_group_count;
+    if (fgc <= 0)
+      detail::throw_error("conv_general_dilated feature_group_count must be a positive integer, got ", fgc, ".");
+    auto const lhs_features = dim(lhs, dn.lhs_spec[1]);
+    if (lhs_features % fgc)
+      detail::throw_error("conv_general_dilated feature_group_count must divide lhs feature dimension size, but ",
+                          fgc, " does not divide ", lhs_features, ".");
+    if (lhs_features / fgc != dim(rhs, dn.rhs_spec[1]))
+      detail::throw_error("conv_general_dilated lhs feature dimension size divided by feature_group_count must "
+                          "equal the rhs input feature dimension size, but ",
+                          lhs_features, " // ", fgc, " != ", dim(rhs, dn.rhs_spec[1]), ".");
+    if (dim(rhs, dn.rhs_spec[0]) % fgc)
+      detail::throw_error("conv_general_dilated rhs output feature dimension size must be a multiple of "
+                          "feature_group_count, but ",
+                          dim(rhs, dn.rhs_spec[0]), " is not a multiple of ", fgc, ".");
+    if (bgc <= 0)
+      detail::throw_error("conv_general_dilated batch_group_count must be a positive integer, got ", bgc, ".");
+    auto const lhs_batch = dim(lhs, dn.lhs_spec[0]);
+    if (bgc > 1 && lhs_batch % bgc)
+      detail::throw_error("conv_general_dilated batch_group_count must divide lhs batch dimension size, but ", bgc,
+                          " does not divide ", lhs_batch, ".");
+    if (dim(rhs, dn.rhs_spec[0]) % bgc)
+      detail::throw_error("conv_general_dilated rhs output feature dimension size must be a multiple of "
+                          "batch_group_count, but ",
+                          dim(rhs, dn.rhs_spec[0]), " is not a multiple of ", bgc, ".");
+    if (bgc > 1 && fgc > 1)
+      detail::throw_error("At most one of batch_group_count and feature_group_count may be > 1, got "
+                          "batch_group_count=",
+                          bgc, " and feature_group_count=", fgc);
+    auto const spatial = static_cast<std::size_t>(rhs.ndim() - 2);
+    if (spatial != p.window_strides.size())
+      detail::throw_error("conv_general_dilated window and window_strides must have the same number of "
+                          "dimensions, but got ",
+                          spatial, " and ", p.window_strides.size());
+    if (p.padding.size() != spatial)
+      detail::throw_error("Wrong number of explicit pads for convolution: expected ", spatial, ", got ",
+                          p.padding.size(), ".");
+    Shape out(static_cast<std::size_t>(lhs.ndim()));
+    out[static_cast<std::size_t>(dn.out_spec[0])] = bgc > 1 ? lhs_batch / bgc : lhs_batch;
+    out[static_cast<std::size_t>(dn.out_spec[1])] = dim(rhs, dn.rhs_spec[0]);
+    for (std::size_t d = 0; d < spatial; ++d) {
+      auto const in = dilated(dim(lhs, dn.lhs_spec[2 + d]), p.lhs_dilation[d]) + p.padding[d].first + p.padding[d].second;
+      if (in < 0)
+        detail::throw_error("Negative padding is larger than the size of the corresponding dimension: got padding=",
+                            pads_string(p.padding), " for lhs_shape[2:]=", spatial_shape(lhs, dn.lhs_spec));
+      auto const window = dilated(dim(rhs, dn.rhs_spec[2 + d]), p.rhs_dilation[d]);
+      out[static_cast<std::size_t>(dn.out_spec[2 + d])] = in >= window ? (in - window) / p.window_strides[d] + 1 : 0;
+    }
+    return out;
+  }
+
+  template <Element T>
+  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& lhs, Array<T> const& rhs);
+
+  /// Bilinear (JAX's defbilinear): conv(t_lhs, rhs) + conv(lhs, t_rhs), a
+  /// term skipped when its tangent is a known zero.
+  template <Element T>
+  static Array<T> jvp(Params const& p, Array<T> const& out, Array<T> const& lhs, Array<T> const& rhs,
+                      Array<T> const& lhs_tangent, Array<T> const& rhs_tangent) {
+    bool const lhs_zero = detail::is_zero_broadcast(lhs_tangent), rhs_zero = detail::is_zero_broadcast(rhs_tangent);
+    if (lhs_zero && rhs_zero) return detail::zeros_view<T>(out.shape());
+    if (lhs_zero) return detail::bind<conv_general_dilated_p>(p, lhs, rhs_tangent);
+    if (rhs_zero) return detail::bind<conv_general_dilated_p>(p, lhs_tangent, rhs);
+    return Array<T>(detail::bind<conv_general_dilated_p>(p, lhs_tangent, rhs) +
+                    detail::bind<conv_general_dilated_p>(p, lhs, rhs_tangent));
+  }
+
+  /// JAX's _conv_general_dilated_transpose_lhs / _rhs: each cotangent is a
+  /// convolution of the output's cotangent, computed only where wanted.
+  template <Element T>
+  static auto vjp(Params const& p, graph::Wanted wanted, Array<T> const& ct, Array<T> const&, Array<T> const& lhs,
+                  Array<T> const& rhs) {
+    std::tuple<std::optional<Array<T>>, std::optional<Array<T>>> cts;
+    if (wanted[0]) std::get<0>(cts) = transpose_lhs(p, ct, lhs.shape(), rhs);
+    if (wanted[1]) std::get<1>(cts) = transpose_rhs(p, ct, lhs, rhs.shape());
+    return cts;
+  }
+
+  /// JAX's _conv_general_dilated_batch_rule: a mapped axis is folded into
+  /// the lhs batch (or, under batch groups, its groups), the rhs output
+  /// features, or — both mapped — the feature groups.
+  template <Element T>
+  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, Array<T> const& lhs,
+                                                    Array<T> const& rhs) {
+    auto const& dn = p.dimension_numbers;
+    Params q = p;
+    if (dims[0] && dims[1]) {
+      auto const size = dim(lhs, *dims[0]);
+      Array<T> new_lhs;
+      if (p.batch_group_count > 1) {
+        new_lhs = axis_into(*dims[0], dn.lhs_spec[0], lhs);
+        q.batch_group_count *= size;
+      } else {
+        new_lhs = axis_into(*dims[0], dn.lhs_spec[1], lhs);
+        q.feature_group_count *= size;
+      }
+      auto const out = detail::bind<conv_general_dilated_p>(q, new_lhs, axis_into(*dims[1], dn.rhs_spec[0], rhs));
+      return {axis_out_of(dn.out_spec[1], size, out), dn.out_spec[1]};
+    }
+    if (dims[0]) {
+      auto const b = *dims[0], size = dim(lhs, b);
+      Array<T> new_lhs;
+      if (p.batch_group_count == 1) {
+        new_lhs = axis_into(b, dn.lhs_spec[0], lhs);
+      } else {
+        // The groups stay outermost in the batch: split them out, fold the
+        // mapped axis in below them, merge back.
+        auto const bs = dn.lhs_spec[0];
+        new_lhs = axis_out_of(bs + (b <= bs ? 1 : 0), p.batch_group_count, lhs);
+        new_lhs = axis_into(b + (bs < b ? 1 : 0), bs + 1, new_lhs);
+        new_lhs = axis_into(bs, bs, new_lhs);
+      }
+      auto const out = detail::bind<conv_general_dilated_p>(q, new_lhs, rhs);
+      return {axis_out_of(dn.out_spec[0], size, out), dn.out_spec[0]};
+    }
+    auto const b = *dims[1], size = dim(rhs, b);
+    auto const os = dn.rhs_spec[0];
+    if (p.feature_group_count == 1 && p.batch_group_count == 1) {
+      auto const out = detail::bind<conv_general_dilated_p>(q, lhs, axis_into(b, os, rhs));
+      return {axis_out_of(dn.out_spec[1], size, out), dn.out_spec[1]};
+    }
+    auto const groups = std::max(p.feature_group_count, p.batch_group_count);
+    auto new_rhs = axis_out_of(os + (b <= os ? 1 : 0), groups, rhs);
+    new_rhs = axis_into(b + (os < b ? 1 : 0), os + 1, new_rhs);
+    new_rhs = axis_into(os, os, new_rhs);
+    auto out = detail::bind<conv_general_dilated_p>(q, lhs, new_rhs);
+    auto const of = dn.out_spec[1];
+    out = axis_out_of(of, groups, out);
+    out = axis_out_of(of + 1, size, out);
+    return {axis_into(of, of + 1, out), of};
+  }
+
+  static std::int64_t dilated(std::int64_t d, std::int64_t dilation) {
+    return d == 0 ? 0 : 1 + dilation * (d - 1);
+  }
+
+ private:
+  template <Element T>
+  static std::int64_t dim(Array<T> const& x, std::int64_t axis) {
+    return x.shape()[static_cast<std::size_t>(axis)];
+  }
+  template <Element T>
+  static Shape spatial_shape(Array<T> const& x, Axes const& spec) {
+    Shape s;
+    for (std::size_t d = 2; d < spec.size(); ++d) s.push_back(dim(x, spec[d]));
+    return s;
+  }
+  static std::string pads_string(std::vector<std::pair<std::int64_t, std::int64_t>> const& pads) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < pads.size(); ++i)
+      s += (i ? ", (" : "(") + std::to_string(pads[i].first) + ", " + std::to_string(pads[i].second) + ")";
+    return s + (pads.size() == 1 ? ",)" : ")");
+  }
+
+  /// JAX's _reshape_axis_into: axis `src` moved next to (before) the axis
+  /// that is `dst` once src is removed, and merged with it.
+  template <Element T>
+  static Array<T> axis_into(std::int64_t src, std::int64_t dst, Array<T> const& x) {
+    auto const moved = detail::move_axis(x, src, dst);
+    Shape shape;
+    for (std::int64_t i = 0; i < moved.ndim(); ++i) {
+      if (i == dst + 1) shape.back() *= dim(moved, i);
+      else shape.push_back(dim(moved, i));
+    }
+    return lax::reshape(moved, shape);
+  }
+  /// JAX's _reshape_axis_out_of: axis `src` split into (size1, rest).
+  template <Element T>
+  static Array<T> axis_out_of(std::int64_t src, std::int64_t size1, Array<T> const& x) {
+    Shape shape = x.shape();
+    auto const at = static_cast<std::size_t>(src);
+    auto const size2 = shape[at] / size1;
+    shape[at] = size2;
+    shape.insert(shape.begin() + src, size1);
+    return lax::reshape(x, shape);
+  }
+
+  /// For each spatial dim: (lo, hi) padding of the cotangent convolution
+  /// that gives the lhs back (JAX's _conv_general_vjp_lhs_padding).
+  static std::vector<std::pair<std::int64_t, std::int64_t>> lhs_vjp_padding(Params const& p, Shape const& in,
+                                                                             Shape const& window, Shape const& out) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> pads;
+    for (std::size_t d = 0; d < in.size(); ++d) {
+      auto const lhs_d = dilated(in[d], p.lhs_dilation[d]), rhs_d = dilated(window[d], p.rhs_dilation[d]);
+      auto const out_d = dilated(out[d], p.window_strides[d]);
+      auto const before = rhs_d - p.padding[d].first - 1;
+      pads.emplace_back(before, lhs_d + rhs_d - 1 - out_d - before);
+    }
+    return pads;
+  }
+  /// The same for the rhs (JAX's _conv_general_vjp_rhs_padding).
+  static std::vector<std::pair<std::int64_t, std::int64_t>> rhs_vjp_padding(Params const& p, Shape const& in,
+                                                                             Shape const& window, Shape const& out) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> pads;
+    for (std::size_t d = 0; d < in.size(); ++d) {
+      auto const lhs_d = dilated(in[d], p.lhs_dilation[d]), rhs_d = dilated(window[d], p.rhs_dilation[d]);
+      auto const out_d = dilated(out[d], p.window_strides[d]);
+      auto const lo = p.padding[d].first;
+      pads.emplace_back(lo, (out_d - lhs_d) + (rhs_d - lo - 1));
+    }
+    return pads;
+  }
+  static Shape spatial_of(Shape const& shape, Axes const& spec) {
+    Shape s;
+    for (std::size_t d = 2; d < spec.size(); ++d) s.push_back(shape[static_cast<std::size_t>(spec[d])]);
+    return s;
+  }
+  static Axes swapped_first_two(Axes spec) {
+    std::swap(spec[0], spec[1]);
+    return spec;
+  }
+
+  template <Element T>
+  static Array<T> transpose_lhs(Params const& p, Array<T> const& g, Shape const& lhs_shape, Array<T> rhs) {
+    auto const& dn = p.dimension_numbers;
+    Params q;
+    q.feature_group_count = p.feature_group_count;
+    if (p.feature_group_count > 1 || p.batch_group_count > 1) {
+      // The groups move from the kernel's output features to its input features.
+      auto const groups = std::max(p.feature_group_count, p.batch_group_count);
+      rhs = axis_into(dn.rhs_spec[0], dn.rhs_spec[1], axis_out_of(dn.rhs_spec[0], groups, rhs));
+      q.feature_group_count = groups;
+    }
+    q.dimension_numbers = {dn.out_spec, swapped_first_two(dn.rhs_spec), dn.lhs_spec};
+    q.padding = lhs_vjp_padding(p, spatial_of(lhs_shape, dn.lhs_spec), spatial_of(rhs.shape(), dn.rhs_spec),
+                                spatial_of(g.shape(), dn.out_spec));
+    q.window_strides = p.lhs_dilation;
+    q.lhs_dilation = p.window_strides;
+    q.rhs_dilation = p.rhs_dilation;
+    for (std::size_t d = 2; d < dn.rhs_spec.size(); ++d) rhs = detail::reversed_along(rhs, dn.rhs_spec[d]);
+    auto out = detail::bind<conv_general_dilated_p>(q, g, rhs);
+    if (p.batch_group_count > 1)
+      out = axis_into(dn.lhs_spec[1], dn.lhs_spec[0], axis_out_of(dn.lhs_spec[1], p.batch_group_count, out));
+    return out;
+  }
+
+  template <Element T>
+  static Array<T> transpose_rhs(Params const& p, Array<T> const& g, Array<T> const& lhs, Shape const& rhs_shape) {
+    auto const& dn = p.dimension_numbers;
+    if (g.size() == 0) return detail::zeros_view<T>(rhs_shape);
+    Params q;
+    // Feature groups become batch groups, and batch groups feature groups.
+    q.feature_group_count = p.batch_group_count;
+    q.batch_group_count = p.feature_group_count;
+    q.dimension_numbers = {swapped_first_two(dn.lhs_spec), swapped_first_two(dn.out_spec),
+                           swapped_first_two(dn.rhs_spec)};
+    q.padding = rhs_vjp_padding(p, spatial_of(lhs.shape(), dn.lhs_spec), spatial_of(rhs_shape, dn.rhs_spec),
+                                spatial_of(g.shape(), dn.out_spec));
+    q.window_strides = p.rhs_dilation;
+    q.lhs_dilation = p.lhs_dilation;
+    q.rhs_dilation = p.window_strides;
+    return detail::bind<conv_general_dilated_p>(q, lhs, g);
+  }
+};
+
+}  // namespace jaxcc::primitives
+
+namespace jaxcc::detail {
+
+/// A convolution's geometry in canonical order (batch, feature, then the
+/// spatial dims in the rhs's order), with each operand's element strides.
+/// A convolution without spatial dims gets one of size 1.
+struct ConvGeometry {
+  std::int64_t out_batch = 0, groups = 1, batch_groups = 1;
+  std::int64_t in_features = 0;   // per group: the rhs's input features
+  std::int64_t out_features = 0;  // per group
+  Shape in, window, out;
+  Axes strides, pad_lo, lhs_dilation, rhs_dilation;
+  std::int64_t lhs_batch_stride = 0, lhs_feature_stride = 0, rhs_out_stride = 0, rhs_in_stride = 0,
+               out_batch_stride = 0, out_feature_stride = 0;
+  Strides lhs_spatial, rhs_spatial, out_spatial;
+
+  std::int64_t window_size() const { return window.numel(); }
+  std::int64_t out_size() const { return out.numel(); }
+};
+
+template <Element T>
+ConvGeometry conv_geometry(primitives::conv_general_dilated_p::Params const& p, Array<T> const& lhs,
+                           Array<T> const& rhs, Shape const& out_shape, Strides const& out_strides) {
+  auto const& dn = p.dimension_numbers;
+  auto const at = [](auto const& v, std::int64_t i) { return v[static_cast<std::size_t>(i)]; };
+  ConvGeometry g;
+  g.groups = p.feature_group_count * p.batch_group_count;
+  g.batch_groups = p.batch_group_count;
+  g.out_batch = at(out_shape, dn.out_spec[0]);
+  g.in_features = at(rhs.shape(), dn.rhs_spec[1]);
+  g.out_features = at(rhs.shape(), dn.rhs_spec[0]) / g.groups;
+  g.lhs_batch_stride = at(lhs.strides(), dn.lhs_spec[0]);
+  g.lhs_feature_stride = at(lhs.strides(), dn.lhs_spec[1]);
+  g.rhs_out_stride = at(rhs.strides(), dn.rhs_spec[0]);
+  g.rhs_in_stride = at(rhs.strides(), dn.rhs_spec[1]);
+  g.out_batch_stride = at(out_strides, dn.out_spec[0]);
+  g.out_feature_stride = at(out_strides, dn.out_spec[1]);
+  for (std::size_t d = 0; d + 2 < dn.lhs_spec.size(); ++d) {
+    g.in.push_back(at(lhs.shape(), dn.lhs_spec[2 + d]));
+    g.window.push_back(at(rhs.shape(), dn.rhs_spec[2 + d]));
+    g.out.push_back(at(out_shape, dn.out_spec[2 + d]));
+    g.strides.push_back(p.window_strides[d]);
+    g.pad_lo.push_back(p.padding[d].first);
+    g.lhs_dilation.push_back(p.lhs_dilation[d]);
+    g.rhs_dilation.push_back(p.rhs_dilation[d]);
+    g.lhs_spatial.push_back(at(lhs.strides(), dn.lhs_spec[2 + d]));
+    g.rhs_spatial.push_back(at(rhs.strides(), dn.rhs_spec[2 + d]));
+    g.out_spatial.push_back(at(out_strides, dn.out_spec[2 + d]));
+  }
+  if (g.in.empty()) {
+    g.in = g.window = g.out = Shape{1};
+    g.strides = g.lhs_dilation = g.rhs_dilation = Axes{1};
+    g.pad_lo = Axes{0};
+    g.lhs_spatial = g.rhs_spatial = g.out_spatial = Strides{0};
+  }
+  return g;
+}
+
+/// The stride with which `sizes`/`strides` can be walked as one flat run
+/// (row-major order), if they can.
+inline std::optional<std::int64_t> flat_stride(Shape const& sizes, Strides const& strides) {
+  std::optional<std::int64_t> step;
+  std::int64_t expected = 0;
+  for (std::size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] == 1) continue;
+    if (!step) {
+      step = strides[d];
+    } else if (strides[d] != expected) {
+      return std::nullopt;
+    }
+    expected = strides[d] * sizes[d];
+  }
+  return step.value_or(1);
+}
+
+/// im2col: rows (feature i, window position k) for i in [0, features), of
+/// the input of one batch element starting at `in`; columns the output's
+/// spatial positions. Positions in the padding or between dilated input
+/// elements read zero.
+template <class T>
+void conv_patches(ConvGeometry const& g, T const* in, std::int64_t features, T* patches) {
+  auto const nd = g.in.size();
+  auto const last = nd - 1;
+  auto const out_last = g.out[last];
+  auto const columns = g.out_size();
+  auto const outer_count = columns / std::max<std::int64_t>(out_last, 1);
+  std::vector<std::int64_t> k(nd), s(nd);
+  T* row = patches;
+  for (std::int64_t i = 0; i < features; ++i) {
+    std::fill(k.begin(), k.end(), 0);
+    for (std::int64_t kk = 0; kk < g.window_size(); ++kk, row += columns) {
+      // The offset along the last dim where output column 0 would read, in dilated coordinates.
+      auto const first = k[last] * g.rhs_dilation[last] - g.pad_lo[last];
+      std::fill(s.begin(), s.end(), 0);
+      T* dst = row;
+      for (std::int64_t o = 0; o < outer_count; ++o, dst += out_last) {
+        T const* base = in + i * g.lhs_feature_stride;
+        bool inside = true;
+        for (std::size_t d = 0; d < last && inside; ++d) {
+          auto const pos = s[d] * g.strides[d] + k[d] * g.rhs_dilation[d] - g.pad_lo[d];
+          auto const dil = g.lhs_dilation[d];
+          inside = pos >= 0 && pos % dil == 0 && pos / dil < g.in[d];
+          base += inside ? (pos / dil) * g.lhs_spatial[d] : 0;
+        }
+        if (!inside) {
+          std::fill(dst, dst + out_last, T{0});
+        } else if (g.lhs_dilation[last] == 1) {
+          // Columns whose position first + c * stride falls inside [0, in).
+          auto const stride = g.strides[last];
+          auto const lo = std::min(first >= 0 ? 0 : (-first + stride - 1) / stride, out_last);
+          auto const hi = std::clamp<std::int64_t>(
+              g.in[last] - first <= 0 ? 0 : (g.in[last] - first + stride - 1) / stride, lo, out_last);
+          std::fill(dst, dst + lo, T{0});
+          if (hi > lo) {
+            auto const step = stride * g.lhs_spatial[last];
+            T const* src = base + (first + lo * stride) * g.lhs_spatial[last];
+            if (step == 1) std::copy(src, src + (hi - lo), dst + lo);
+            else
+              for (auto c = lo; c < hi; ++c, src += step) dst[c] = *src;
+          }
+          std::fill(dst + hi, dst + out_last, T{0});
+        } else {
+          auto const dil = g.lhs_dilation[last];
+          for (std::int64_t c = 0; c < out_last; ++c) {
+            auto const pos = first + c * g.strides[last];
+            dst[c] = pos >= 0 && pos % dil == 0 && pos / dil < g.in[last] ? base[(pos / dil) * g.lhs_spatial[last]]
+                                                                         : T{0};
+          }
+        }
+        for (auto d = static_cast<std::ptrdiff_t>(last) - 1; d >= 0; --d) {
+          if (++s[static_cast<std::size_t>(d)] < g.out[static_cast<std::size_t>(d)]) break;
+          s[static_cast<std::size_t>(d)] = 0;
+        }
+      }
+      for (auto d = static_cast<std::ptrdiff_t>(nd) - 1; d >= 0; --d) {
+        if (++k[static_cast<std::size_t>(d)] < g.window[static_cast<std::size_t>(d)]) break;
+        k[static_cast<std::size_t>(d)] = 0;
+      }
+    }
+  }
+}
+
+/// The kernels as GEMM operands: for a block of input features, an
+/// (out_features × features·window) matrix with uniform strides, read in
+/// place when the rhs's layout allows, else from a dense copy.
+template <class T>
+struct ConvKernels {
+  T const* data;
+  std::int64_t out_stride, in_stride, window_stride;
+  std::int64_t block;  // input features per GEMM: 1 when in_stride breaks the flat run
+  Array<T> owner;      // the dense copy, when one was made
+
+  ConvKernels(ConvGeometry const& g, Array<T> const& rhs, Axes const& rhs_spec, std::int64_t block_limit) {
+    auto const window_step = flat_stride(g.window, g.rhs_spatial);
+    if (window_step) {
+      data = rhs.data();
+      out_stride = g.rhs_out_stride;
+      in_stride = g.rhs_in_stride;
+      window_stride = *window_step;
+    } else {
+      // Copy to (out, in, window...) order: everything merges.
+      auto const dense = detail::contiguous(lax::transpose(rhs, rhs_spec));
+      owner = dense;
+      data = dense.data();
+      window_stride = 1;
+      in_stride = g.window_size();
+      out_stride = g.in_features * in_stride;
+    }
+    bool const merges = g.in_features == 1 || in_stride == g.window_size() * window_stride;
+    block = merges ? std::clamp<std::int64_t>(block_limit, 1, g.in_features) : 1;
+  }
+};
+
+template <class T>
+using ConvMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// Output rows (features) × columns (spatial positions) of one batch
+/// element and group: `out` in place when its spatial positions run
+/// contiguously, else through `scratch`.
+template <class T>
+void conv_task(ConvGeometry const& g, ConvKernels<T> const& kernels, T const* lhs, T* out, std::int64_t n,
+               std::int64_t group, std::vector<T>& patches, std::vector<T>& scratch) {
+  auto const columns = g.out_size(), window = g.window_size();
+  auto const in_batch = g.batch_groups > 1 ? group * g.out_batch + n : n;
+  auto const feature0 = g.batch_groups > 1 ? 0 : group * g.in_features;
+  T const* in = lhs + in_batch * g.lhs_batch_stride + feature0 * g.lhs_feature_stride;
+  T* dst = out + n * g.out_batch_stride + group * g.out_features * g.out_feature_stride;
+  auto const out_step = flat_stride(g.out, g.out_spatial);
+  bool const direct = out_step && *out_step == 1;
+  using Dest = Eigen::Map<ConvMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+  if (!direct) scratch.resize(static_cast<std::size_t>(g.out_features * columns));
+  Dest result(direct ? dst : scratch.data(), g.out_features, columns,
+              Eigen::OuterStride<>(direct ? g.out_feature_stride : columns));
+  auto const kernels_of_group = kernels.data + group * g.out_features * kernels.out_stride;
+  for (std::int64_t i0 = 0; i0 < g.in_features; i0 += kernels.block) {
+    auto const features = std::min(kernels.block, g.in_features - i0);
+    auto const rows = features * window;
+    patches.resize(static_cast<std::size_t>(rows * columns));
+    conv_patches(g, in + i0 * g.lhs_feature_stride, features, patches.data());
+    Eigen::Map<ConvMatrix<T> const, Eigen::Unaligned, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>> weights(
+        kernels_of_group + i0 * kernels.in_stride, g.out_features, rows,
+        Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(kernels.out_stride, kernels.window_stride));
+    Eigen::Map<ConvMatrix<T> const> cols(patches.data(), rows, columns);
+    if (i0 == 0) result.noalias() = weights * cols;
+    else result.noalias() += weights * cols;
+  }
+  if (!direct) {
+    // Scatter the rows into the output's spatial layout.
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(columns));
+    std::vector<std::int64_t> s(g.out.size(), 0);
+    for (std::int64_t c = 0; c < columns; ++c) {
+      std::int64_t off = 0;
+      for (std::size_t d = 0; d < s.size(); ++d) off += s[d] * g.out_spatial[d];
+      offsets[static_cast<std::size_t>(c)] = off;
+      for (auto d = static_cast<std::ptrdiff_t>(s.size()) - 1; d >= 0; --d) {
+        if (++s[static_cast<std::size_t>(d)] < g.out[static_cast<std::size_t>(d)]) break;
+        s[static_cast<std::size_t>(d)] = 0;
+      }
+    }
+    for (std::int64_t o = 0; o < g.out_features; ++o)
+      for (std::int64_t c = 0; c < columns; ++c)
+        dst[o * g.out_feature_stride + offsets[static_cast<std::size_t>(c)]] = scratch[static_cast<std::size_t>(o * columns + c)];
+  }
+}
+
+/// Input features per im2col block: about 1 MiB of patches.
+template <class T>
+std::int64_t conv_feature_block(ConvGeometry const& g) {
+  auto const per_feature = std::max<std::int64_t>(g.window_size() * g.out_size(), 1);
+  return std::max<std::int64_t>(1, (std::int64_t{1} << 20) / static_cast<std::int64_t>(sizeof(T)) / per_feature);
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::primitives {
+
+template <Element T>
+Array<T> conv_general_dilated_p::impl(Params const& p, Shape out_shape, Array<T> const& lhs, Array<T> const& rhs) {
+  auto allocated = detail::allocate<T>(std::move(out_shape));
+  auto const& out = allocated.first;
+  T* const dst = allocated.second;  // a plain variable: OpenMP regions can't capture bindings
+  if (out.size() == 0) return out;
+  auto const g = detail::conv_geometry(p, lhs, rhs, out.shape(), out.strides());
+  if (g.in_features == 0 || g.window_size() == 0) {
+    std::fill(dst, dst + out.size(), T{0});
+    return out;
+  }
+  detail::ConvKernels<T> const kernels(g, rhs, p.dimension_numbers.rhs_spec, detail::conv_feature_block<T>(g));
+  auto const tasks = g.out_batch * g.groups;
+  T const* const src = lhs.data();
+  // Enough tasks: one per thread at a time, each GEMM on its thread. Few:
+  // one at a time, Eigen's GEMM spreading over the threads.
+  if (tasks >= 2 * omp_get_max_threads() && !omp_in_parallel()) {
+#pragma omp parallel
+    {
+      std::vector<T> patches, scratch;
+#pragma omp for schedule(dynamic)
+      for (std::int64_t t = 0; t < tasks; ++t)
+        detail::conv_task(g, kernels, src, dst, t / g.groups, t % g.groups, patches, scratch);
+    }
+  } else {
+    std::vector<T> patches, scratch;
+    for (std::int64_t t = 0; t < tasks; ++t)
+      detail::conv_task(g, kernels, src, dst, t / g.groups, t % g.groups, patches, scratch);
+  }
+  return out;
+}
+
+}  // namespace jaxcc::primitives

@@ -1,0 +1,251 @@
+// lax::conv_general_dilated and lax::conv (lax/convolution.hpp): outputs and
+// gradients against JAX's (tests/golden/conv_cases.py; each case named by
+// its Python spelling, written beside its C++ form here) over strides,
+// SAME/SAME_LOWER/VALID and explicit (also negative) padding, lhs and rhs
+// dilation, other dimension numbers, feature and batch groups and 0- to
+// 3-d convolutions; vmap against a loop with either or both operands
+// mapped, jit against eager, derivatives to second order, and the errors.
+#include "catch.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <jaxcc/jaxcc.hpp>
+#include <jaxcc/testing/catch.hpp>
+#include <jaxcc/testing/check.hpp>
+
+#include "support.hpp"
+
+namespace test_conv {
+
+namespace jnp = jaxcc::numpy;
+namespace lax = jaxcc::lax;
+using jaxcc::Array;
+using jaxcc::Shape;
+using jaxcc::testing::AllClose;
+using jaxcc_test::message_of;
+
+namespace {
+
+struct Golden {
+  std::string name;
+  Shape lhs_shape, rhs_shape, out_shape;
+  std::vector<float> out, lhs_grad, rhs_grad;
+};
+
+std::vector<Golden> const& golden() {
+  static std::vector<Golden> const all = {
+#include "golden/conv_cases.inc"
+  };
+  return all;
+}
+
+// The generator's inputs: sin(0.37 i + 0.1), 0.5 cos(0.53 i) and the cotangent cos(0.11 i).
+Array<float> lhs_of(Shape const& shape) {
+  return jnp::reshape(jnp::sin(jnp::arange<float>(shape.numel()) * 0.37f + 0.1f), shape);
+}
+Array<float> rhs_of(Shape const& shape) {
+  return jnp::reshape(jnp::cos(jnp::arange<float>(shape.numel()) * 0.53f) * 0.5f, shape);
+}
+Array<float> cot_of(Shape const& shape) {
+  return jnp::reshape(jnp::cos(jnp::arange<float>(shape.numel()) * 0.11f), shape);
+}
+
+using Conv = std::function<Array<float>(Array<float> const&, Array<float> const&)>;
+std::vector<std::pair<std::string, Conv>> cases() {
+  using P = std::vector<std::pair<int, int>>;
+  return {
+      {"conv(x, w, (1, 1), 'SAME')", [](auto const& x, auto const& w) { return lax::conv(x, w, {1, 1}, "SAME"); }},
+      {"conv(x, w, (2, 2), 'VALID')", [](auto const& x, auto const& w) { return lax::conv(x, w, {2, 2}, "VALID"); }},
+      {"conv(x, w, (2, 1), 'SAME')", [](auto const& x, auto const& w) { return lax::conv(x, w, {2, 1}, "SAME"); }},
+      {"conv_general_dilated(x, w, (1, 1), 'SAME_LOWER')",
+       [](auto const& x, auto const& w) { return lax::conv_general_dilated(x, w, {1, 1}, "SAME_LOWER"); }},
+      {"conv_general_dilated(x, w, (1, 2), ((1, 2), (0, 1)), rhs_dilation=(2, 1))",
+       [](auto const& x, auto const& w) {
+         return lax::conv_general_dilated(x, w, {1, 2}, {{1, 2}, {0, 1}}, {}, {2, 1});
+       }},
+      {"conv_general_dilated(x, w, (1, 1), ((2, 2), (1, 1)), lhs_dilation=(2, 2))",
+       [](auto const& x, auto const& w) { return lax::conv_general_dilated(x, w, {1, 1}, {{2, 2}, {1, 1}}, {2, 2}); }},
+      {"conv_general_dilated(x, w, (2, 2), ((1, 1), (1, 1)), (2, 2), (1, 3))",
+       [](auto const& x, auto const& w) {
+         // Padding as a vector of pairs of int: any integer type.
+         return lax::conv_general_dilated(x, w, {2, 2}, P{{1, 1}, {1, 1}}, {2, 2}, {1, 3});
+       }},
+      {"conv_general_dilated(x, w, (1, 1), ((-1, 0), (0, -1)))",
+       [](auto const& x, auto const& w) { return lax::conv_general_dilated(x, w, {1, 1}, {{-1, 0}, {0, -1}}); }},
+      {"conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC'))",
+       [](auto const& x, auto const& w) {
+         return lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {"NHWC", "HWIO", "NHWC"});
+       }},
+      {"conv_general_dilated(x, w, (2, 1), 'VALID', dimension_numbers=('NWCH', 'WHOI', 'CHWN'))",
+       [](auto const& x, auto const& w) {
+         return lax::conv_general_dilated(x, w, {2, 1}, "VALID", {}, {}, {"NWCH", "WHOI", "CHWN"});
+       }},
+      {"conv_general_dilated(x, w, (1, 1), 'SAME', feature_group_count=3)",
+       [](auto const& x, auto const& w) { return lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {}, 3); }},
+      {"conv_general_dilated(x, w, (1, 1), 'VALID', batch_group_count=2)",
+       [](auto const& x, auto const& w) {
+         return lax::conv_general_dilated(x, w, {1, 1}, "VALID", {}, {}, {}, 1, 2);
+       }},
+      {"conv(x, w, (1,), 'SAME') [1-d]", [](auto const& x, auto const& w) { return lax::conv(x, w, {1}, "SAME"); }},
+      {"conv(x, w, (1, 2, 1), 'VALID') [3-d]",
+       [](auto const& x, auto const& w) { return lax::conv(x, w, {1, 2, 1}, "VALID"); }},
+      {"conv(x, w, (), 'VALID') [0-d]", [](auto const& x, auto const& w) { return lax::conv(x, w, {}, "VALID"); }},
+  };
+}
+
+Golden const& golden_case(std::string const& name) {
+  for (auto const& g : golden())
+    if (g.name == name) return g;
+  FAIL("no golden case " << name);
+  return golden().front();
+}
+
+}  // namespace
+
+TEST_CASE("conv_general_dilated: outputs and gradients equal JAX's", "[conv]") {
+  REQUIRE(cases().size() == golden().size());
+  for (auto const& entry : cases()) {
+    // Named, not a structured binding: clang before 16 cannot capture those in lambdas.
+    auto const& name = entry.first;
+    auto const& conv = entry.second;
+    INFO(name);
+    auto const& g = golden_case(name);
+    auto const x = lhs_of(g.lhs_shape), w = rhs_of(g.rhs_shape);
+    auto const out = conv(x, w);
+    REQUIRE(out.shape() == g.out_shape);
+    REQUIRE_THAT(out, AllClose(jnp::array(g.out, g.out_shape), 1e-5, 1e-5));
+    auto const c = cot_of(g.out_shape);
+    auto const [gx, gw] =
+        jaxcc::grad([&](Array<float> const& a, Array<float> const& b) { return jnp::sum(conv(a, b) * c); },
+                    jaxcc::argnums<0, 1>)(x, w);
+    CHECK_THAT(gx, AllClose(jnp::array(g.lhs_grad, g.lhs_shape), 1e-5, 1e-5));
+    CHECK_THAT(gw, AllClose(jnp::array(g.rhs_grad, g.rhs_shape), 1e-5, 1e-5));
+  }
+}
+
+TEST_CASE("conv_general_dilated in double, and on strided views of its operands", "[conv]") {
+  // A double convolution against the float one, and operands that are
+  // transposed views (read through their strides, not copied first).
+  auto const x = lhs_of({2, 3, 6, 5}), w = rhs_of({4, 3, 3, 2});
+  auto const expected = lax::conv(x, w, {1, 2}, "SAME");
+  auto const in_double = lax::conv(x.astype<double>(), w.astype<double>(), {1, 2}, "SAME");
+  REQUIRE_THAT(in_double, AllClose(expected.astype<double>(), 1e-5, 1e-6));
+  // (A product with 1 materializes the transposed order; transposing back views it.)
+  auto const x_view = jnp::transpose(Array<float>(jnp::transpose(x, {0, 1, 3, 2}) * 1.0f), {0, 1, 3, 2});
+  auto const w_view = jnp::transpose(Array<float>(jnp::transpose(w, {3, 2, 1, 0}) * 1.0f), {3, 2, 1, 0});
+  REQUIRE(x_view.strides() != x.strides());
+  REQUIRE_THAT(lax::conv(x_view, w_view, {1, 2}, "SAME"), AllClose(expected, 1e-6, 1e-6));
+}
+
+TEST_CASE("conv_general_dilated under vmap: either operand or both mapped, with groups", "[conv][vmap]") {
+  using jaxcc::in_axes;
+  using jaxcc::none;
+  using jaxcc::testing::check_vmap;
+  auto const xs = lhs_of({3, 2, 4, 5, 5}), ws = rhs_of({3, 4, 4, 3, 3});
+  auto const x = lhs_of({2, 4, 5, 5}), w = rhs_of({4, 4, 3, 3});
+  auto const plain = [](Array<float> const& a, Array<float> const& b) { return lax::conv(a, b, {1, 2}, "SAME"); };
+  REQUIRE_NOTHROW(check_vmap(plain, in_axes(0, none), xs, w));
+  REQUIRE_NOTHROW(check_vmap(plain, in_axes(none, 0), x, ws));
+  REQUIRE_NOTHROW(check_vmap(plain, in_axes(0, 0), xs, ws));
+  // Mapped axes elsewhere than first.
+  REQUIRE_NOTHROW(check_vmap(plain, in_axes(2, 3), jnp::moveaxis(xs, 0, 2), jnp::moveaxis(ws, 0, 3)));
+  auto const grouped = [](Array<float> const& a, Array<float> const& b) {
+    return lax::conv_general_dilated(a, b, {1, 1}, "SAME", {}, {}, {}, 2);
+  };
+  auto const w_grouped = rhs_of({4, 2, 3, 3}), ws_grouped = rhs_of({3, 4, 2, 3, 3});
+  REQUIRE_NOTHROW(check_vmap(grouped, in_axes(0, none), xs, w_grouped));
+  REQUIRE_NOTHROW(check_vmap(grouped, in_axes(none, 1), x, jnp::moveaxis(ws_grouped, 0, 1)));
+  REQUIRE_NOTHROW(check_vmap(grouped, in_axes(1, 0), jnp::moveaxis(xs, 0, 1), ws_grouped));
+  auto const batch_grouped = [](Array<float> const& a, Array<float> const& b) {
+    return lax::conv_general_dilated(a, b, {1, 1}, "VALID", {}, {}, {}, 1, 2);
+  };
+  auto const xs_b = lhs_of({3, 4, 4, 5, 5}), w_b = rhs_of({4, 4, 2, 2}), ws_b = rhs_of({3, 4, 4, 2, 2});
+  REQUIRE_NOTHROW(check_vmap(batch_grouped, in_axes(0, none), xs_b, w_b));
+  REQUIRE_NOTHROW(check_vmap(batch_grouped, in_axes(none, 2), lhs_of({4, 4, 5, 5}), jnp::moveaxis(ws_b, 0, 2)));
+  REQUIRE_NOTHROW(check_vmap(batch_grouped, in_axes(3, 0), jnp::moveaxis(xs_b, 0, 3), ws_b));
+  // Per-example gradients through the convolution's transposes.
+  auto const loss = [](Array<float> const& b, Array<float> const& a) { return jnp::sum(jnp::tanh(lax::conv(a, b, {1, 1}, "SAME"))); };
+  REQUIRE_NOTHROW(check_vmap(jaxcc::grad(loss), in_axes(none, 0), w, xs));
+}
+
+TEST_CASE("conv_general_dilated: jit against eager, derivatives to second order", "[conv][jit][grad]") {
+  auto const x = lhs_of({2, 2, 5, 4}), w = rhs_of({3, 2, 3, 2});
+  auto const strided = [](Array<float> const& a, Array<float> const& b) {
+    return lax::conv_general_dilated(a, b, {2, 1}, {{1, 0}, {1, 1}}, {1, 2}, {2, 1});
+  };
+  REQUIRE_NOTHROW(jaxcc::testing::check_jit(strided, x, w));
+  auto const xd = x.astype<double>(), wd = w.astype<double>();
+  auto const in_double = [](Array<double> const& a, Array<double> const& b) {
+    return lax::conv_general_dilated(a, b, {2, 1}, {{1, 0}, {1, 1}}, {1, 2}, {2, 1}, {"NCWH", "OIWH", "NCWH"});
+  };
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(in_double, std::tuple{xd, wd}, 2));
+  auto const grouped = [](Array<double> const& a, Array<double> const& b) {
+    return lax::conv_general_dilated(a, b, {1, 1}, "SAME", {}, {}, {}, 2);
+  };
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(grouped, std::tuple{xd, rhs_of({4, 1, 3, 2}).astype<double>()}, 2));
+  auto const batch_grouped = [](Array<double> const& a, Array<double> const& b) {
+    return lax::conv_general_dilated(a, b, {1, 1}, "VALID", {}, {}, {}, 1, 2);
+  };
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(batch_grouped, std::tuple{xd, rhs_of({4, 2, 2, 2}).astype<double>()}, 2));
+}
+
+TEST_CASE("conv_general_dilated's errors are JAX's", "[conv][errors]") {
+  auto const x = lhs_of({1, 4, 5, 5}), w = rhs_of({2, 4, 3, 3});
+  CHECK(message_of([&] { lax::conv(x, rhs_of({2, 4, 3}), {1, 1}, "SAME"); }) ==
+        "convolution requires lhs and rhs ndim to be equal, got 4 and 3.");
+  CHECK(message_of([&] { lax::conv(x, w, {1, 1}, "FULL"); }) ==
+        "Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got FULL.");
+  CHECK(message_of([&] { lax::conv(x, rhs_of({2, 3, 3, 3}), {1, 1}, "SAME"); }) ==
+        "conv_general_dilated lhs feature dimension size divided by feature_group_count must equal the rhs input "
+        "feature dimension size, but 4 // 1 != 3.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {}, 3); }) ==
+        "conv_general_dilated feature_group_count must divide lhs feature dimension size, but 3 does not divide 4.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, rhs_of({3, 2, 3, 3}), {1, 1}, "SAME", {}, {}, {}, 2); }) ==
+        "conv_general_dilated rhs output feature dimension size must be a multiple of feature_group_count, but 3 is "
+        "not a multiple of 2.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {}, 1, 2); }) ==
+        "conv_general_dilated batch_group_count must divide lhs batch dimension size, but 2 does not divide 1.");
+  CHECK(message_of([&] { lax::conv(x, w, {1}, "SAME"); }) ==
+        "conv_general_dilated window_strides must have one entry per spatial dimension (2), got (1,)");
+  CHECK(message_of([&] { lax::conv(x, w, {1, 0}, "SAME"); }) ==
+        "conv_general_dilated window_strides must be positive, got (1, 0)");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, {{1, 1}}); }) ==
+        "Wrong number of explicit pads for convolution: expected 2, got 1.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, {{-3, -3}, {0, 0}}); }) ==
+        "Negative padding is larger than the size of the corresponding dimension: got padding=((-3, -3), (0, 0)) "
+        "for lhs_shape[2:]=(5, 5)");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {2, 2}); }) ==
+        "String padding is not implemented for transposed convolution using this op. Please either exactly specify "
+        "the required padding or use conv_transpose.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {"NCHW", "OIHW", "NCH"}); }) ==
+        "convolution dimension_numbers[2] must have len equal to the ndim of lhs and rhs, got 3 for lhs and rhs "
+        "shapes (1, 4, 5, 5) and (2, 4, 3, 3).");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {"NCHW", "OOHW", "NCHW"}); }) ==
+        "convolution dimension_numbers[1] must contain the characters 'O' and 'I' exactly once, got OOHW.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {"NCHH", "OIHW", "NCHW"}); }) ==
+        "convolution dimension_numbers[0] cannot have duplicate characters, got NCHH.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {"NCHW", "OIHW", "NCHX"}); }) ==
+        "convolution dimension_numbers elements must each have the same set of spatial characters, got ('NCHW', "
+        "'OIHW', 'NCHX').");
+}
+
+TEST_CASE("conv_general_dilated prints in a jaxpr as JAX prints it", "[conv][make_jaxpr]") {
+  // JAX 0.10.2: jax.make_jaxpr(lambda x, w: lax.conv(x, w, (1, 1), 'SAME')) at f32[2,3,5,5], f32[4,3,3,3].
+  auto const jaxpr = jaxcc::make_jaxpr([](Array<float> const& x, Array<float> const& w) {
+                      return lax::conv(x, w, {1, 1}, "SAME");
+                    })(lhs_of({2, 3, 5, 5}), rhs_of({4, 3, 3, 3}));
+  auto const text = to_string(jaxpr);
+  INFO(text);
+  CHECK(text.find("conv_general_dilated[batch_group_count=1 dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, "
+                  "2, 3), rhs_spec=(0, 1, 2, 3), out_spec=(0, 1, 2, 3)) feature_group_count=1 lhs_dilation=(1, 1) "
+                  "out_sharding=None padding=((1, 1), (1, 1)) precision=None preferred_element_type=None "
+                  "rhs_dilation=(1, 1) window_strides=(1, 1)]") != std::string::npos);
+}
+
+}  // namespace test_conv
