@@ -404,71 +404,199 @@ inline std::optional<std::int64_t> flat_stride(Shape const& sizes, Strides const
   return step.value_or(1);
 }
 
+/// Advance a row-major multi-index over `sizes`; false after the last.
+inline bool next_index(std::vector<std::int64_t>& index, Shape const& sizes) {
+  for (auto d = static_cast<std::ptrdiff_t>(index.size()) - 1; d >= 0; --d) {
+    auto const u = static_cast<std::size_t>(d);
+    if (++index[u] < sizes[u]) return true;
+    index[u] = 0;
+  }
+  return false;
+}
+
+/// Where the window's position k reads for the output positions along the
+/// last spatial dim: `visit(k, column, source, first)` once per window
+/// position k (flat) and row of output positions (the other spatial indices
+/// fixed; `column` is the flat index of the row's first position).
+/// `source` is the offset, through `in_strides`, of the input row it reads,
+/// or nothing when that row is padding or between dilated elements;
+/// `first` is the dilated position along the last dim that column 0 reads.
+template <class Visit>
+void for_each_window_row(ConvGeometry const& g, Strides const& in_strides, Visit&& visit) {
+  auto const nd = g.in.size(), last = nd - 1;
+  auto const row = g.out[last];
+  Shape const outer(g.out.begin(), g.out.end() - 1);
+  std::vector<std::int64_t> k(nd, 0), s(last, 0);
+  std::int64_t kk = 0;
+  do {
+    auto const first = k[last] * g.rhs_dilation[last] - g.pad_lo[last];
+    std::int64_t column = 0;
+    do {
+      std::optional<std::int64_t> source = 0;
+      for (std::size_t d = 0; d < last && source; ++d) {
+        auto const pos = s[d] * g.strides[d] + k[d] * g.rhs_dilation[d] - g.pad_lo[d];
+        auto const dil = g.lhs_dilation[d];
+        if (pos >= 0 && pos % dil == 0 && pos / dil < g.in[d]) *source += (pos / dil) * in_strides[d];
+        else source.reset();
+      }
+      visit(kk, column, source, first);
+      column += row;
+    } while (next_index(s, outer));
+    ++kk;
+  } while (next_index(k, g.window));
+}
+
+/// Along the last spatial dim: the output columns [lo, hi) whose position
+/// first + c * stride falls inside the (undilated) input.
+inline std::pair<std::int64_t, std::int64_t> inside_columns(ConvGeometry const& g, std::int64_t first) {
+  auto const last = g.in.size() - 1;
+  auto const stride = g.strides[last], row = g.out[last], in = g.in[last];
+  auto const lo = std::min(first >= 0 ? 0 : (-first + stride - 1) / stride, row);
+  auto const hi = std::clamp<std::int64_t>(in - first <= 0 ? 0 : (in - first + stride - 1) / stride, lo, row);
+  return {lo, hi};
+}
+
+/// Along a dilated last dim: the input index column c reads, or -1.
+inline std::int64_t dilated_source(ConvGeometry const& g, std::int64_t first, std::int64_t c) {
+  auto const last = g.in.size() - 1;
+  auto const pos = first + c * g.strides[last];
+  auto const dil = g.lhs_dilation[last];
+  return pos >= 0 && pos % dil == 0 && pos / dil < g.in[last] ? pos / dil : -1;
+}
+
 /// im2col: rows (feature i, window position k) for i in [0, features), of
 /// the input of one batch element starting at `in`; columns the output's
-/// spatial positions. Positions in the padding or between dilated input
-/// elements read zero.
+/// spatial positions, in rows `pitch` apart. Positions in the padding or
+/// between dilated input elements read zero.
 template <class T>
-void conv_patches(ConvGeometry const& g, T const* in, std::int64_t features, T* patches) {
-  auto const nd = g.in.size();
-  auto const last = nd - 1;
-  auto const out_last = g.out[last];
-  auto const columns = g.out_size();
-  auto const outer_count = columns / std::max<std::int64_t>(out_last, 1);
-  std::vector<std::int64_t> k(nd), s(nd);
-  T* row = patches;
+void conv_patches(ConvGeometry const& g, T const* in, std::int64_t features, T* patches, std::int64_t pitch) {
+  auto const last = g.in.size() - 1;
+  auto const row = g.out[last], step = g.lhs_spatial[last];
   for (std::int64_t i = 0; i < features; ++i) {
-    std::fill(k.begin(), k.end(), 0);
-    for (std::int64_t kk = 0; kk < g.window_size(); ++kk, row += columns) {
-      // The offset along the last dim where output column 0 would read, in dilated coordinates.
-      auto const first = k[last] * g.rhs_dilation[last] - g.pad_lo[last];
-      std::fill(s.begin(), s.end(), 0);
-      T* dst = row;
-      for (std::int64_t o = 0; o < outer_count; ++o, dst += out_last) {
-        T const* base = in + i * g.lhs_feature_stride;
-        bool inside = true;
-        for (std::size_t d = 0; d < last && inside; ++d) {
+    T const* feature = in + i * g.lhs_feature_stride;
+    T* rows = patches + i * g.window_size() * pitch;
+    for_each_window_row(g, g.lhs_spatial, [&](std::int64_t k, std::int64_t column, std::optional<std::int64_t> source,
+                                              std::int64_t first) {
+      T* dst = rows + k * pitch + column;
+      if (!source) {
+        std::fill(dst, dst + row, T{0});
+      } else if (g.lhs_dilation[last] == 1) {
+        auto const [lo, hi] = inside_columns(g, first);
+        std::fill(dst, dst + lo, T{0});
+        T const* src = feature + *source + first * step;
+        auto const stride = g.strides[last] * step;
+        if (stride == 1) std::copy(src + lo, src + hi, dst + lo);
+        else
+          for (auto c = lo; c < hi; ++c) dst[c] = src[c * stride];
+        std::fill(dst + hi, dst + row, T{0});
+      } else {
+        for (std::int64_t c = 0; c < row; ++c) {
+          auto const at = dilated_source(g, first, c);
+          dst[c] = at < 0 ? T{0} : feature[*source + at * step];
+        }
+      }
+    });
+  }
+}
+
+/// im2col stored by columns, for outputs with fewer positions along the
+/// last spatial dim than the window (a kernel's gradient, whose window is
+/// the image): column c (an output position) holds its rows (feature i,
+/// window position k) contiguously, `pitch` apart, filled by runs along the
+/// window's last dim, which read the input contiguously.
+template <class T>
+void conv_patches_by_window(ConvGeometry const& g, T const* in, std::int64_t features, T* patches,
+                            std::int64_t pitch) {
+  auto const nd = g.in.size(), last = nd - 1;
+  auto const run = g.window[last], step = g.lhs_spatial[last];
+  auto const window = g.window_size();
+  Shape const outer(g.window.begin(), g.window.end() - 1);
+  std::vector<std::int64_t> s(nd, 0), k(last, 0);
+  std::int64_t column = 0;
+  do {
+    T* col = patches + column * pitch;
+    for (std::int64_t i = 0; i < features; ++i) {
+      T const* feature = in + i * g.lhs_feature_stride;
+      T* dst = col + i * window;
+      do {
+        std::optional<std::int64_t> source = 0;
+        for (std::size_t d = 0; d < last && source; ++d) {
           auto const pos = s[d] * g.strides[d] + k[d] * g.rhs_dilation[d] - g.pad_lo[d];
           auto const dil = g.lhs_dilation[d];
-          inside = pos >= 0 && pos % dil == 0 && pos / dil < g.in[d];
-          base += inside ? (pos / dil) * g.lhs_spatial[d] : 0;
+          if (pos >= 0 && pos % dil == 0 && pos / dil < g.in[d]) *source += (pos / dil) * g.lhs_spatial[d];
+          else source.reset();
         }
-        if (!inside) {
-          std::fill(dst, dst + out_last, T{0});
-        } else if (g.lhs_dilation[last] == 1) {
-          // Columns whose position first + c * stride falls inside [0, in).
-          auto const stride = g.strides[last];
-          auto const lo = std::min(first >= 0 ? 0 : (-first + stride - 1) / stride, out_last);
-          auto const hi = std::clamp<std::int64_t>(
-              g.in[last] - first <= 0 ? 0 : (g.in[last] - first + stride - 1) / stride, lo, out_last);
+        // Along the window's last dim: position first + j * rhs_dilation for window index j.
+        auto const first = s[last] * g.strides[last] - g.pad_lo[last];
+        auto const dil = g.rhs_dilation[last], in_dil = g.lhs_dilation[last];
+        if (!source) {
+          std::fill(dst, dst + run, T{0});
+        } else if (dil == 1 && in_dil == 1) {
+          // Window indices [lo, hi) read inside the input, as one contiguous run when step is 1.
+          auto const lo = std::clamp<std::int64_t>(-first, 0, run);
+          auto const hi = std::clamp<std::int64_t>(g.in[last] - first, lo, run);
+          T const* src = feature + *source + first * step;
           std::fill(dst, dst + lo, T{0});
-          if (hi > lo) {
-            auto const step = stride * g.lhs_spatial[last];
-            T const* src = base + (first + lo * stride) * g.lhs_spatial[last];
-            if (step == 1) std::copy(src, src + (hi - lo), dst + lo);
-            else
-              for (auto c = lo; c < hi; ++c, src += step) dst[c] = *src;
-          }
-          std::fill(dst + hi, dst + out_last, T{0});
+          if (step == 1) std::copy(src + lo, src + hi, dst + lo);
+          else
+            for (auto j = lo; j < hi; ++j) dst[j] = src[j * step];
+          std::fill(dst + hi, dst + run, T{0});
         } else {
-          auto const dil = g.lhs_dilation[last];
-          for (std::int64_t c = 0; c < out_last; ++c) {
-            auto const pos = first + c * g.strides[last];
-            dst[c] = pos >= 0 && pos % dil == 0 && pos / dil < g.in[last] ? base[(pos / dil) * g.lhs_spatial[last]]
-                                                                         : T{0};
+          for (std::int64_t j = 0; j < run; ++j) {
+            auto const pos = first + j * dil;
+            dst[j] = pos >= 0 && pos % in_dil == 0 && pos / in_dil < g.in[last] ? feature[*source + (pos / in_dil) * step]
+                                                                               : T{0};
           }
         }
-        for (auto d = static_cast<std::ptrdiff_t>(last) - 1; d >= 0; --d) {
-          if (++s[static_cast<std::size_t>(d)] < g.out[static_cast<std::size_t>(d)]) break;
-          s[static_cast<std::size_t>(d)] = 0;
-        }
-      }
-      for (auto d = static_cast<std::ptrdiff_t>(nd) - 1; d >= 0; --d) {
-        if (++k[static_cast<std::size_t>(d)] < g.window[static_cast<std::size_t>(d)]) break;
-        k[static_cast<std::size_t>(d)] = 0;
-      }
+        dst += run;
+      } while (next_index(k, outer));
     }
-  }
+    ++column;
+  } while (next_index(s, g.out));
+}
+
+/// The transpose of conv_patches for one output feature: each window
+/// position's row of `z` (the products with the input, over the input's
+/// positions in row-major order) added to the output positions reading it.
+template <class T>
+void conv_shift_add(ConvGeometry const& g, Strides const& z_strides, T const* z, std::int64_t z_pitch, T* out) {
+  auto const last = g.in.size() - 1;
+  auto const row = g.out[last];
+  for_each_window_row(g, z_strides, [&](std::int64_t k, std::int64_t column, std::optional<std::int64_t> source,
+                                        std::int64_t first) {
+    if (!source) return;
+    T* dst = out + column;
+    T const* src = z + k * z_pitch + *source;
+    if (g.lhs_dilation[last] == 1) {
+      auto const [lo, hi] = inside_columns(g, first);
+      auto const stride = g.strides[last];
+      src += first;
+      if (stride == 1)
+        for (auto c = lo; c < hi; ++c) dst[c] += src[c];
+      else
+        for (auto c = lo; c < hi; ++c) dst[c] += src[c * stride];
+    } else {
+      for (std::int64_t c = 0; c < row; ++c)
+        if (auto const at = dilated_source(g, first, c); at >= 0) dst[c] += src[at];
+    }
+  });
+}
+
+template <class T>
+using ConvMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// A row-major matrix read in place: rows `row_stride` apart, elements
+/// contiguous, or `column_stride` apart.
+template <class T>
+auto strided_matrix(T const* data, std::int64_t rows, std::int64_t columns, std::int64_t row_stride) {
+  return Eigen::Map<ConvMatrix<T> const, Eigen::Unaligned, Eigen::OuterStride<>>(data, rows, columns,
+                                                                                 Eigen::OuterStride<>(row_stride));
+}
+template <class T>
+auto strided_matrix(T const* data, std::int64_t rows, std::int64_t columns, std::int64_t row_stride,
+                    std::int64_t column_stride) {
+  using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  return Eigen::Map<ConvMatrix<T> const, Eigen::Unaligned, Stride>(data, rows, columns, Stride(row_stride, column_stride));
 }
 
 /// The kernels as GEMM operands: for a block of input features, an
@@ -503,56 +631,138 @@ struct ConvKernels {
 };
 
 template <class T>
-using ConvMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConvResult = Eigen::Map<ConvMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
-/// Output rows (features) × columns (spatial positions) of one batch
-/// element and group: `out` in place when its spatial positions run
-/// contiguously, else through `scratch`.
+/// Where the output rows of `count` batch elements from n and one group go:
+/// the output itself when that is one strided matrix, else `scratch`
+/// (features × count·positions), which write_rows then scatters.
 template <class T>
-void conv_task(ConvGeometry const& g, ConvKernels<T> const& kernels, T const* lhs, T* out, std::int64_t n,
-               std::int64_t group, std::vector<T>& patches, std::vector<T>& scratch) {
-  auto const columns = g.out_size(), window = g.window_size();
-  auto const in_batch = g.batch_groups > 1 ? group * g.out_batch + n : n;
-  auto const feature0 = g.batch_groups > 1 ? 0 : group * g.in_features;
-  T const* in = lhs + in_batch * g.lhs_batch_stride + feature0 * g.lhs_feature_stride;
-  T* dst = out + n * g.out_batch_stride + group * g.out_features * g.out_feature_stride;
-  auto const out_step = flat_stride(g.out, g.out_spatial);
-  bool const direct = out_step && *out_step == 1;
-  using Dest = Eigen::Map<ConvMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
-  if (!direct) scratch.resize(static_cast<std::size_t>(g.out_features * columns));
-  Dest result(direct ? dst : scratch.data(), g.out_features, columns,
-              Eigen::OuterStride<>(direct ? g.out_feature_stride : columns));
-  auto const kernels_of_group = kernels.data + group * g.out_features * kernels.out_stride;
-  for (std::int64_t i0 = 0; i0 < g.in_features; i0 += kernels.block) {
-    auto const features = std::min(kernels.block, g.in_features - i0);
-    auto const rows = features * window;
-    patches.resize(static_cast<std::size_t>(rows * columns));
-    conv_patches(g, in + i0 * g.lhs_feature_stride, features, patches.data());
-    Eigen::Map<ConvMatrix<T> const, Eigen::Unaligned, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>> weights(
-        kernels_of_group + i0 * kernels.in_stride, g.out_features, rows,
-        Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(kernels.out_stride, kernels.window_stride));
-    Eigen::Map<ConvMatrix<T> const> cols(patches.data(), rows, columns);
-    if (i0 == 0) result.noalias() = weights * cols;
-    else result.noalias() += weights * cols;
+struct ConvTarget {
+  ConvGeometry const& g;
+  T* out;
+  bool flat;
+
+  ConvTarget(ConvGeometry const& geometry, T* output) : g(geometry), out(output) {
+    auto const step = flat_stride(g.out, g.out_spatial);
+    flat = step && *step == 1;
   }
-  if (!direct) {
-    // Scatter the rows into the output's spatial layout.
-    std::vector<std::int64_t> offsets(static_cast<std::size_t>(columns));
+  T* rows_of(std::int64_t n, std::int64_t group) const {
+    return out + n * g.out_batch_stride + group * g.out_features * g.out_feature_stride;
+  }
+  bool direct(std::int64_t count) const { return flat && count == 1; }
+  ConvResult<T> result(std::int64_t n, std::int64_t count, std::int64_t group, std::vector<T>& scratch) const {
+    auto const columns = count * g.out_size();
+    if (direct(count)) return {rows_of(n, group), g.out_features, columns, Eigen::OuterStride<>(g.out_feature_stride)};
+    scratch.resize(static_cast<std::size_t>(g.out_features * columns));
+    return {scratch.data(), g.out_features, columns, Eigen::OuterStride<>(columns)};
+  }
+  void write_rows(std::int64_t n, std::int64_t count, std::int64_t group, std::vector<T> const& scratch) const {
+    if (direct(count)) return;
+    auto const columns = count * g.out_size();
+    std::vector<std::int64_t> offsets;
     std::vector<std::int64_t> s(g.out.size(), 0);
-    for (std::int64_t c = 0; c < columns; ++c) {
-      std::int64_t off = 0;
-      for (std::size_t d = 0; d < s.size(); ++d) off += s[d] * g.out_spatial[d];
-      offsets[static_cast<std::size_t>(c)] = off;
-      for (auto d = static_cast<std::ptrdiff_t>(s.size()) - 1; d >= 0; --d) {
-        if (++s[static_cast<std::size_t>(d)] < g.out[static_cast<std::size_t>(d)]) break;
-        s[static_cast<std::size_t>(d)] = 0;
+    do {
+      std::int64_t offset = 0;
+      for (std::size_t d = 0; d < s.size(); ++d) offset += s[d] * g.out_spatial[d];
+      offsets.push_back(offset);
+    } while (next_index(s, g.out));
+    for (std::int64_t b = 0; b < count; ++b) {
+      T* dst = rows_of(n + b, group);
+      for (std::int64_t o = 0; o < g.out_features; ++o) {
+        T const* src = scratch.data() + o * columns + b * g.out_size();
+        for (std::size_t c = 0; c < offsets.size(); ++c) dst[o * g.out_feature_stride + offsets[c]] = src[c];
       }
     }
-    for (std::int64_t o = 0; o < g.out_features; ++o)
-      for (std::int64_t c = 0; c < columns; ++c)
-        dst[o * g.out_feature_stride + offsets[static_cast<std::size_t>(c)]] = scratch[static_cast<std::size_t>(o * columns + c)];
+  }
+};
+
+/// The output of `count` batch elements from n in one group: its rows
+/// (features) times its columns (each element's spatial positions), summed
+/// over the input features in [begin, end) — one im2col block and GEMM per
+/// block of features.
+template <class T>
+void conv_rows(ConvGeometry const& g, ConvKernels<T> const& kernels, T const* lhs, std::int64_t n, std::int64_t count,
+               std::int64_t group, std::int64_t begin, std::int64_t end, ConvResult<T>& result,
+               std::vector<T>& patches) {
+  auto const positions = g.out_size(), columns = count * positions, window = g.window_size();
+  auto const feature0 = g.batch_groups > 1 ? 0 : group * g.in_features;
+  auto const kernels_of_group = kernels.data + group * g.out_features * kernels.out_stride;
+  if (begin == end) result.setZero();
+  for (auto i0 = begin; i0 < end; i0 += kernels.block) {
+    auto const features = std::min(kernels.block, end - i0);
+    auto const rows = features * window;
+    patches.resize(static_cast<std::size_t>(rows * columns));
+    bool const by_window = g.window.back() > g.out.back();
+    for (std::int64_t b = 0; b < count; ++b) {
+      auto const in_batch = g.batch_groups > 1 ? group * g.out_batch + n + b : n + b;
+      T const* in = lhs + in_batch * g.lhs_batch_stride + (feature0 + i0) * g.lhs_feature_stride;
+      if (by_window) conv_patches_by_window(g, in, features, patches.data() + b * positions * rows, rows);
+      else conv_patches(g, in, features, patches.data() + b * positions, columns);
+    }
+    auto const accumulate = [&](auto const& weights, auto const& cols) {
+      if (i0 == begin) result.noalias() = weights * cols;
+      else result.noalias() += weights * cols;
+    };
+    auto const with_weights = [&](auto const& cols) {
+      T const* w = kernels_of_group + i0 * kernels.in_stride;
+      // A unit inner stride known at compile time: Eigen's GEMM reads such a map in place.
+      if (kernels.window_stride == 1)
+        accumulate(strided_matrix(w, g.out_features, rows, kernels.out_stride), cols);
+      else
+        accumulate(strided_matrix(w, g.out_features, rows, kernels.out_stride, kernels.window_stride), cols);
+    };
+    if (by_window) with_weights(Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> const>(patches.data(), rows, columns));
+    else with_weights(Eigen::Map<ConvMatrix<T> const>(patches.data(), rows, columns));
   }
 }
+
+/// The other order, for kernels with fewer output than input features (a
+/// gradient with respect to the input): per batch element, z = W' x, the
+/// (features · window) × input-positions products of the transposed kernels
+/// with the input, then each output position adds up the products that its
+/// window reads (conv_shift_add). Its intermediate is out_features/in_features
+/// of im2col's.
+template <class T>
+struct ConvByShifts {
+  std::vector<T> transposed;  // per group: (out_features · window) × in_features, dense
+  std::int64_t in_step;       // the input's flat spatial stride
+  Strides z_strides;          // row-major over the input's spatial shape
+
+  static std::optional<ConvByShifts> planned(ConvGeometry const& g, ConvKernels<T> const& kernels) {
+    auto const in_step = flat_stride(g.in, g.lhs_spatial);
+    if (!in_step || g.out_features * g.in.numel() >= g.in_features * g.out_size()) return std::nullopt;
+    ConvByShifts plan;
+    plan.in_step = *in_step;
+    plan.z_strides = contiguous_strides(g.in);
+    auto const window = g.window_size();
+    plan.transposed.resize(static_cast<std::size_t>(g.groups * g.out_features * window * g.in_features));
+    T* w = plan.transposed.data();
+    for (std::int64_t group = 0; group < g.groups; ++group)
+      for (std::int64_t o = 0; o < g.out_features; ++o)
+        for (std::int64_t k = 0; k < window; ++k)
+          for (std::int64_t i = 0; i < g.in_features; ++i)
+            *w++ = kernels.data[(group * g.out_features + o) * kernels.out_stride + i * kernels.in_stride +
+                                k * kernels.window_stride];
+    return plan;
+  }
+
+  void rows(ConvGeometry const& g, T const* lhs, std::int64_t n, std::int64_t group, ConvResult<T>& result,
+            std::vector<T>& z) const {
+    auto const window = g.window_size(), positions = g.in.numel();
+    auto const in_batch = g.batch_groups > 1 ? group * g.out_batch + n : n;
+    auto const feature0 = g.batch_groups > 1 ? 0 : group * g.in_features;
+    T const* x = lhs + in_batch * g.lhs_batch_stride + feature0 * g.lhs_feature_stride;
+    Eigen::Map<ConvMatrix<T> const> w(transposed.data() + group * g.out_features * window * g.in_features,
+                                      g.out_features * window, g.in_features);
+    z.resize(static_cast<std::size_t>(g.out_features * window * positions));
+    Eigen::Map<ConvMatrix<T>> products(z.data(), g.out_features * window, positions);
+    if (in_step == 1) products.noalias() = w * strided_matrix(x, g.in_features, positions, g.lhs_feature_stride);
+    else products.noalias() = w * strided_matrix(x, g.in_features, positions, g.lhs_feature_stride, in_step);
+    result.setZero();
+    for (std::int64_t o = 0; o < g.out_features; ++o)
+      conv_shift_add(g, z_strides, z.data() + o * window * positions, positions, result.row(o).data());
+  }
+};
 
 /// Input features per im2col block: about 1 MiB of patches.
 template <class T>
@@ -577,22 +787,86 @@ Array<T> conv_general_dilated_p::impl(Params const& p, Shape out_shape, Array<T>
     return out;
   }
   detail::ConvKernels<T> const kernels(g, rhs, p.dimension_numbers.rhs_spec, detail::conv_feature_block<T>(g));
-  auto const tasks = g.out_batch * g.groups;
+  detail::ConvTarget<T> const target(g, dst);
+  auto const threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   T const* const src = lhs.data();
-  // Enough tasks: one per thread at a time, each GEMM on its thread. Few:
-  // one at a time, Eigen's GEMM spreading over the threads.
-  if (tasks >= 2 * omp_get_max_threads() && !omp_in_parallel()) {
+
+  if (auto const shifts = detail::ConvByShifts<T>::planned(g, kernels)) {
+    auto const tasks = g.out_batch * g.groups;
+    auto const run = [&](std::int64_t t, std::vector<T>& z, std::vector<T>& scratch) {
+      auto result = target.result(t / g.groups, 1, t % g.groups, scratch);
+      shifts->rows(g, src, t / g.groups, t % g.groups, result, z);
+      target.write_rows(t / g.groups, 1, t % g.groups, scratch);
+    };
+    if (threads > 1 && tasks >= threads) {
+#pragma omp parallel
+      {
+        std::vector<T> z, scratch;
+#pragma omp for schedule(dynamic)
+        for (std::int64_t t = 0; t < tasks; ++t) run(t, z, scratch);
+      }
+    } else {
+      std::vector<T> z, scratch;
+      for (std::int64_t t = 0; t < tasks; ++t) run(t, z, scratch);
+    }
+    return out;
+  }
+
+  // Batch elements share a GEMM when each has few output positions: the
+  // kernels are then packed once for all of them.
+  auto const per_gemm = std::clamp<std::int64_t>(256 / g.out_size(), 1, g.out_batch);
+  auto const chunks = (g.out_batch + per_gemm - 1) / per_gemm;
+  auto const tasks = chunks * g.groups;
+  auto const blocks = (g.in_features + kernels.block - 1) / kernels.block;
+  // Task t: group t % groups, batch elements [n, n + count).
+  auto const first_of = [&](std::int64_t t) { return t / g.groups * per_gemm; };
+  auto const count_of = [&](std::int64_t t) { return std::min(per_gemm, g.out_batch - first_of(t)); };
+  if (threads > 1 && tasks >= 2 * threads) {
+    // Enough tasks: one per thread at a time.
 #pragma omp parallel
     {
       std::vector<T> patches, scratch;
 #pragma omp for schedule(dynamic)
-      for (std::int64_t t = 0; t < tasks; ++t)
-        detail::conv_task(g, kernels, src, dst, t / g.groups, t % g.groups, patches, scratch);
+      for (std::int64_t t = 0; t < tasks; ++t) {
+        auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
+        detail::conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, 0, g.in_features, result, patches);
+        target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
+      }
+    }
+  } else if (threads > 1 && blocks >= threads) {
+    // Few tasks of many feature blocks (a kernel's gradient): each thread
+    // sums its share of the blocks, and the shares are added.
+    std::vector<T> partial;
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      auto const size = g.out_features * count_of(t) * g.out_size();
+      partial.resize(static_cast<std::size_t>(threads * size));
+      auto const share = [&](std::int64_t id) {
+        return detail::ConvResult<T>(partial.data() + id * size, g.out_features, count_of(t) * g.out_size(),
+                                     Eigen::OuterStride<>(count_of(t) * g.out_size()));
+      };
+#pragma omp parallel num_threads(threads)
+      {
+        std::vector<T> patches;
+        auto const id = static_cast<std::int64_t>(omp_get_thread_num());
+        auto const begin = std::min(g.in_features, id * blocks / threads * kernels.block);
+        auto const end = std::min(g.in_features, (id + 1) * blocks / threads * kernels.block);
+        auto mine = share(id);
+        detail::conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, begin, end, mine, patches);
+      }
+      std::vector<T> scratch;
+      auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
+      result = share(0);
+      for (std::int64_t id = 1; id < threads; ++id) result += share(id);
+      target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
     }
   } else {
+    // One at a time, Eigen's GEMM spreading over the threads.
     std::vector<T> patches, scratch;
-    for (std::int64_t t = 0; t < tasks; ++t)
-      detail::conv_task(g, kernels, src, dst, t / g.groups, t % g.groups, patches, scratch);
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
+      detail::conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, 0, g.in_features, result, patches);
+      target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
+    }
   }
   return out;
 }

@@ -1,0 +1,181 @@
+// 2-D convolution, batch 32, 3 -> 64 channels, 56x56, 3x3 kernels, SAME:
+// lax::conv forward, and forward plus backward (the value and both
+// gradients of sum(conv(x, w) * c)) eager and under jit, beside a
+// hand-written im2col + Eigen GEMM doing the same work on the same data,
+// over the same OpenMP threads. JAX's figure: bench/conv_jax.py.
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Core>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <jaxcc/jaxcc.hpp>
+
+namespace jnp = jaxcc::numpy;
+namespace lax = jaxcc::lax;
+using jaxcc::Array;
+
+namespace {
+
+constexpr std::int64_t batch = 32, in_channels = 3, out_channels = 64, size = 56, kernel = 3;
+constexpr std::int64_t pixels = size * size, patch = in_channels * kernel * kernel;
+
+Array<float> filled(jaxcc::Shape const& shape, float scale) {
+  return jnp::reshape(jnp::sin(jnp::arange<float>(shape.numel()) * scale), shape);
+}
+
+struct Problem {
+  Array<float> x = filled({batch, in_channels, size, size}, 0.37f);
+  Array<float> w = filled({out_channels, in_channels, kernel, kernel}, 0.53f);
+  Array<float> c = filled({batch, out_channels, size, size}, 0.11f);
+};
+
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMap = Eigen::Map<Matrix const>;
+using Map = Eigen::Map<Matrix>;
+
+/// im2col of one image (channels, size, size): (patch, pixels), SAME padding.
+void im2col(float const* image, float* cols) {
+  for (std::int64_t ch = 0; ch < in_channels; ++ch)
+    for (std::int64_t ky = 0; ky < kernel; ++ky)
+      for (std::int64_t kx = 0; kx < kernel; ++kx) {
+        float* row = cols + ((ch * kernel + ky) * kernel + kx) * pixels;
+        for (std::int64_t y = 0; y < size; ++y) {
+          auto const sy = y + ky - 1;
+          for (std::int64_t x = 0; x < size; ++x) {
+            auto const sx = x + kx - 1;
+            row[y * size + x] =
+                sy >= 0 && sy < size && sx >= 0 && sx < size ? image[(ch * size + sy) * size + sx] : 0.0f;
+          }
+        }
+      }
+}
+
+/// The transpose of im2col: each column entry added back to its pixel.
+void col2im(float const* cols, float* image) {
+  std::fill(image, image + in_channels * pixels, 0.0f);
+  for (std::int64_t ch = 0; ch < in_channels; ++ch)
+    for (std::int64_t ky = 0; ky < kernel; ++ky)
+      for (std::int64_t kx = 0; kx < kernel; ++kx) {
+        float const* row = cols + ((ch * kernel + ky) * kernel + kx) * pixels;
+        for (std::int64_t y = 0; y < size; ++y) {
+          auto const sy = y + ky - 1;
+          if (sy < 0 || sy >= size) continue;
+          for (std::int64_t x = 0; x < size; ++x) {
+            auto const sx = x + kx - 1;
+            if (sx >= 0 && sx < size) image[(ch * size + sy) * size + sx] += row[y * size + x];
+          }
+        }
+      }
+}
+
+/// Hand-written forward: y_n = W (64 x 27) * im2col(x_n) (27 x 3136), images over threads.
+void handwritten_forward(float const* x, float const* w, float* y) {
+#pragma omp parallel
+  {
+    std::vector<float> cols(static_cast<std::size_t>(patch * pixels));
+#pragma omp for schedule(static)
+    for (std::int64_t n = 0; n < batch; ++n) {
+      im2col(x + n * in_channels * pixels, cols.data());
+      Map(y + n * out_channels * pixels, out_channels, pixels).noalias() =
+          ConstMap(w, out_channels, patch) * ConstMap(cols.data(), patch, pixels);
+    }
+  }
+}
+
+/// Hand-written forward and backward of sum(y * c): the loss, dW = sum_n
+/// c_n im2col(x_n)^T (per-thread sums, then added) and dx_n = col2im(W^T c_n).
+float handwritten_forward_backward(float const* x, float const* w, float const* c, float* y, float* dw, float* dx) {
+  float loss = 0.0f;
+  std::vector<Matrix> partial(static_cast<std::size_t>(omp_get_max_threads()), Matrix::Zero(out_channels, patch));
+#pragma omp parallel reduction(+ : loss)
+  {
+    std::vector<float> cols(static_cast<std::size_t>(patch * pixels)), dcols(cols.size());
+    auto& dw_part = partial[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+    for (std::int64_t n = 0; n < batch; ++n) {
+      im2col(x + n * in_channels * pixels, cols.data());
+      ConstMap const columns(cols.data(), patch, pixels), cn(c + n * out_channels * pixels, out_channels, pixels);
+      Map yn(y + n * out_channels * pixels, out_channels, pixels);
+      yn.noalias() = ConstMap(w, out_channels, patch) * columns;
+      loss += yn.cwiseProduct(cn).sum();
+      dw_part.noalias() += cn * columns.transpose();
+      Map(dcols.data(), patch, pixels).noalias() = ConstMap(w, out_channels, patch).transpose() * cn;
+      col2im(dcols.data(), dx + n * in_channels * pixels);
+    }
+  }
+  Map dw_total(dw, out_channels, patch);
+  dw_total.setZero();
+  for (auto const& part : partial) dw_total += part;
+  return loss;
+}
+
+auto const loss = [](Array<float> const& x, Array<float> const& w, Array<float> const& c) {
+  return jnp::sum(lax::conv(x, w, {1, 1}, "SAME") * c);
+};
+
+void BM_jaxcc_conv_forward(benchmark::State& state) {
+  Problem p;
+  for (auto _ : state) {
+    auto y = lax::conv(p.x, p.w, {1, 1}, "SAME");
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
+void BM_handwritten_conv_forward(benchmark::State& state) {
+  Problem p;
+  std::vector<float> y(static_cast<std::size_t>(batch * out_channels * pixels));
+  for (auto _ : state) {
+    handwritten_forward(p.x.data(), p.w.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
+void BM_jaxcc_conv_forward_backward(benchmark::State& state) {
+  Problem p;
+  auto const step = jaxcc::value_and_grad(loss, jaxcc::argnums<0, 1>);
+  for (auto _ : state) {
+    auto out = step(p.x, p.w, p.c);
+    benchmark::DoNotOptimize(std::get<0>(out.second).data());
+  }
+}
+
+void BM_jaxcc_jit_conv_forward_backward(benchmark::State& state) {
+  Problem p;
+  auto const step = jaxcc::jit(jaxcc::value_and_grad(loss, jaxcc::argnums<0, 1>));
+  for (auto _ : state) {
+    auto out = step(p.x, p.w, p.c);
+    benchmark::DoNotOptimize(std::get<0>(out.second).data());
+  }
+}
+
+void BM_handwritten_conv_forward_backward(benchmark::State& state) {
+  Problem p;
+  std::vector<float> y(static_cast<std::size_t>(batch * out_channels * pixels));
+  std::vector<float> dw(static_cast<std::size_t>(out_channels * patch)), dx(static_cast<std::size_t>(p.x.size()));
+  // Both compute the same gradients: compare once, before timing.
+  handwritten_forward_backward(p.x.data(), p.w.data(), p.c.data(), y.data(), dw.data(), dx.data());
+  auto const [gx, gw] = jaxcc::grad(loss, jaxcc::argnums<0, 1>)(p.x, p.w, p.c);
+  float worst = 0.0f;
+  for (std::int64_t i = 0; i < gx.size(); ++i) worst = std::max(worst, std::abs(gx.data()[i] - dx[static_cast<std::size_t>(i)]));
+  for (std::int64_t i = 0; i < gw.size(); ++i)
+    worst = std::max(worst, std::abs(gw.data()[i] - dw[static_cast<std::size_t>(i)]) / 100.0f);
+  if (worst > 1e-3f) state.SkipWithError("the hand-written gradients differ from jaxcc's");
+  for (auto _ : state) {
+    auto l = handwritten_forward_backward(p.x.data(), p.w.data(), p.c.data(), y.data(), dw.data(), dx.data());
+    benchmark::DoNotOptimize(l);
+    benchmark::DoNotOptimize(dx.data());
+  }
+}
+
+}  // namespace
+
+BENCHMARK(BM_jaxcc_conv_forward)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_handwritten_conv_forward)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_jaxcc_conv_forward_backward)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_jaxcc_jit_conv_forward_backward)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_handwritten_conv_forward_backward)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_MAIN();
