@@ -11,6 +11,7 @@
 #include "jaxcc/lax/control_flow.hpp"
 #include "jaxcc/lax/convolution.hpp"
 #include "jaxcc/lax/slicing.hpp"
+#include "jaxcc/lax/windowed_reductions.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/cumulative.hpp"
 #include "jaxcc/numpy/diagonals.hpp"

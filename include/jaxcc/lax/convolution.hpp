@@ -1,18 +1,13 @@
 // lax.conv_general_dilated and lax.conv: JAX's convolution API over the
 // conv_general_dilated primitive. Dimension numbers are given as three
 // spec strings (("NCHW", "OIHW", "NCHW") by default, ("NHWC", "HWIO",
-// "NHWC") for TensorFlow's layout); padding as "SAME", "SAME_LOWER",
-// "VALID" or explicit (lo, hi) pairs, resolved as lax.padtype_to_pads.
+// "NHWC") for TensorFlow's layout); padding as lax/padding.hpp takes it.
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <cctype>
-#include <concepts>
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
-#include <ranges>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,64 +15,12 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/none.hpp"
+#include "jaxcc/lax/padding.hpp"
 #include "jaxcc/primitives/conv_general_dilated.hpp"
 
 namespace jaxcc::lax {
 
 using primitives::ConvDimensionNumbers;
-
-/// A convolution's padding: "SAME", "SAME_LOWER" or "VALID", or a (lo, hi)
-/// pair of any integer type per spatial dimension.
-class ConvPadding {
- public:
-  ConvPadding(char const* kind) : kind_(kind) {}
-  ConvPadding(std::string_view kind) : kind_(kind) {}
-  ConvPadding(std::string const& kind) : kind_(kind) {}
-  ConvPadding(std::initializer_list<std::pair<std::int64_t, std::int64_t>> pads) : pads_(pads) {}
-  template <std::ranges::input_range Pairs>
-    requires(!std::convertible_to<Pairs, std::string_view>) &&
-            requires(std::ranges::range_value_t<Pairs> const& p) {
-              { std::get<0>(p) } -> std::convertible_to<std::int64_t>;
-              { std::get<1>(p) } -> std::convertible_to<std::int64_t>;
-            }
-  ConvPadding(Pairs const& pads) {
-    for (auto const& p : pads) pads_.emplace_back(std::get<0>(p), std::get<1>(p));
-  }
-
-  bool is_string() const { return kind_.has_value(); }
-  std::string const& kind() const { return *kind_; }
-  std::vector<std::pair<std::int64_t, std::int64_t>> const& pads() const { return pads_; }
-
- private:
-  std::optional<std::string> kind_;
-  std::vector<std::pair<std::int64_t, std::int64_t>> pads_;
-};
-
-/// lax.padtype_to_pads: the (lo, hi) padding of each spatial dimension for
-/// "SAME" (the output has ceil(in / stride) elements, any odd cell of
-/// padding at the end), "SAME_LOWER" (at the start) or "VALID" (none).
-inline std::vector<std::pair<std::int64_t, std::int64_t>> padtype_to_pads(Shape const& in_shape,
-                                                                          Shape const& window_shape,
-                                                                          Axes const& window_strides,
-                                                                          std::string const& padding) {
-  std::string upper = padding;
-  std::ranges::transform(upper, upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  if (upper != "SAME" && upper != "SAME_LOWER" && upper != "VALID")
-    throw Error("Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got " + padding + ".");
-  std::vector<std::pair<std::int64_t, std::int64_t>> pads;
-  for (std::size_t d = 0; d < in_shape.size(); ++d) {
-    if (upper == "VALID") {
-      pads.emplace_back(0, 0);
-      continue;
-    }
-    auto const s = window_strides[d];
-    auto const out = (in_shape[d] + s - 1) / s;
-    auto const total = std::max<std::int64_t>((out - 1) * s + window_shape[d] - in_shape[d], 0);
-    if (upper == "SAME") pads.emplace_back(total / 2, total - total / 2);
-    else pads.emplace_back(total - total / 2, total / 2);
-  }
-  return pads;
-}
 
 /// Dimension numbers as three spec strings (lhs, rhs, out), e.g. {"NHWC",
 /// "HWIO", "NHWC"}; none means ("NCHW", "OIHW", "NCHW") and its analogues
@@ -153,7 +96,7 @@ class ConvSpecs {
 template <ArrayLike L, ArrayLike R>
   requires std::same_as<value_type_t<L>, value_type_t<R>> && std::floating_point<value_type_t<L>>
 Array<value_type_t<L>> conv_general_dilated(L const& lhs_in, R const& rhs_in, Axes const& window_strides,
-                                            ConvPadding const& padding, Axes lhs_dilation = {}, Axes rhs_dilation = {},
+                                            Padding const& padding, Axes lhs_dilation = {}, Axes rhs_dilation = {},
                                             ConvSpecs const& dimension_numbers = {},
                                             std::int64_t feature_group_count = 1,
                                             std::int64_t batch_group_count = 1) {
@@ -204,7 +147,7 @@ Array<value_type_t<L>> conv_general_dilated(L const& lhs_in, R const& rhs_in, Ax
 /// default layout (NCHW input, OIHW kernels).
 template <ArrayLike L, ArrayLike R>
   requires std::same_as<value_type_t<L>, value_type_t<R>> && std::floating_point<value_type_t<L>>
-Array<value_type_t<L>> conv(L const& lhs, R const& rhs, Axes const& window_strides, ConvPadding const& padding) {
+Array<value_type_t<L>> conv(L const& lhs, R const& rhs, Axes const& window_strides, Padding const& padding) {
   return conv_general_dilated(lhs, rhs, window_strides, padding);
 }
 

@@ -414,6 +414,21 @@ inline bool next_index(std::vector<std::int64_t>& index, Shape const& sizes) {
   return false;
 }
 
+/// The offset, through `in_strides`, of the input row that output position
+/// s reads at window position k along every spatial dim but the last; none
+/// when that row is padding or between dilated elements.
+inline std::optional<std::int64_t> row_source(ConvGeometry const& g, std::vector<std::int64_t> const& s,
+                                              std::vector<std::int64_t> const& k, Strides const& in_strides) {
+  std::int64_t offset = 0;
+  for (std::size_t d = 0; d + 1 < g.in.size(); ++d) {
+    auto const pos = s[d] * g.strides[d] + k[d] * g.rhs_dilation[d] - g.pad_lo[d];
+    auto const dil = g.lhs_dilation[d];
+    if (pos < 0 || pos % dil != 0 || pos / dil >= g.in[d]) return std::nullopt;
+    offset += (pos / dil) * in_strides[d];
+  }
+  return offset;
+}
+
 /// Where the window's position k reads for the output positions along the
 /// last spatial dim: `visit(k, column, source, first)` once per window
 /// position k (flat) and row of output positions (the other spatial indices
@@ -432,13 +447,7 @@ void for_each_window_row(ConvGeometry const& g, Strides const& in_strides, Visit
     auto const first = k[last] * g.rhs_dilation[last] - g.pad_lo[last];
     std::int64_t column = 0;
     do {
-      std::optional<std::int64_t> source = 0;
-      for (std::size_t d = 0; d < last && source; ++d) {
-        auto const pos = s[d] * g.strides[d] + k[d] * g.rhs_dilation[d] - g.pad_lo[d];
-        auto const dil = g.lhs_dilation[d];
-        if (pos >= 0 && pos % dil == 0 && pos / dil < g.in[d]) *source += (pos / dil) * in_strides[d];
-        else source.reset();
-      }
+      auto const source = row_source(g, s, k, in_strides);
       visit(kk, column, source, first);
       column += row;
     } while (next_index(s, outer));
@@ -519,13 +528,7 @@ void conv_patches_by_window(ConvGeometry const& g, T const* in, std::int64_t fea
       T const* feature = in + i * g.lhs_feature_stride;
       T* dst = col + i * window;
       do {
-        std::optional<std::int64_t> source = 0;
-        for (std::size_t d = 0; d < last && source; ++d) {
-          auto const pos = s[d] * g.strides[d] + k[d] * g.rhs_dilation[d] - g.pad_lo[d];
-          auto const dil = g.lhs_dilation[d];
-          if (pos >= 0 && pos % dil == 0 && pos / dil < g.in[d]) *source += (pos / dil) * g.lhs_spatial[d];
-          else source.reset();
-        }
+        auto const source = row_source(g, s, k, g.lhs_spatial);
         // Along the window's last dim: position first + j * rhs_dilation for window index j.
         auto const first = s[last] * g.strides[last] - g.pad_lo[last];
         auto const dil = g.rhs_dilation[last], in_dil = g.lhs_dilation[last];
