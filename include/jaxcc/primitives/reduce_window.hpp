@@ -195,15 +195,11 @@ struct WindowWalk {
 template <class Monoid, Element T>
 std::int64_t window_choice(WindowWalk const& walk, T const* data, std::int64_t o, std::vector<std::int64_t>& index,
                            std::vector<std::int64_t>& k) {
-  bool const padded_first = [&] {
-    bool first_inside = false;
-    walk.visit_window(o, index, k, [&](std::int64_t kk, std::int64_t) { first_inside = first_inside || kk == 0; });
-    return !first_inside;
-  }();
   std::int64_t chosen = -1;
   T value = Monoid::template identity<T>();
-  bool started = padded_first;
-  walk.visit_window(o, index, k, [&](std::int64_t, std::int64_t offset) {
+  bool started = false;
+  walk.visit_window(o, index, k, [&](std::int64_t kk, std::int64_t offset) {
+    started = started || kk != 0;  // a window that starts in padding starts from the identity
     if (!started || !Monoid::keeps(value, data[offset])) chosen = offset, value = data[offset];
     started = true;
   });
