@@ -195,6 +195,35 @@ TEST_CASE("conv_general_dilated: jit against eager, derivatives to second order"
   REQUIRE_NOTHROW(jaxcc::testing::check_grads(batch_grouped, std::tuple{xd, rhs_of({4, 2, 2, 2}).astype<double>()}, 2));
 }
 
+TEST_CASE("conv_general_dilated under sharded jit: split batch and features stay split", "[conv][partition]") {
+  using jaxcc::NamedSharding;
+  using jaxcc::P;
+  auto const mesh = jaxcc_test::mesh_of({2, 2}, {"data", "model"});
+  auto const x = lhs_of({8, 4, 6, 6}), w = rhs_of({4, 4, 3, 3});
+  auto const conv = [](Array<float> const& a, Array<float> const& b) { return lax::conv(a, b, {1, 1}, "SAME"); };
+  auto const xs = jaxcc::device_put(x, NamedSharding(mesh, P("data"))),
+             ws = jaxcc::device_put(w, NamedSharding(mesh, P("model")));
+  auto const y = jaxcc::jit(conv)(xs, ws);
+  CHECK(y.sharding() == NamedSharding(mesh, P("data", "model")));
+  REQUIRE_THAT(y, AllClose(conv(x, w), 1e-5, 1e-5));
+  // A data-parallel kernel gradient: the batch is the contraction of the
+  // kernel's transposed convolution, so each device sums its part and a
+  // psum completes them: the gradient comes out whole on every device.
+  auto const loss = [](Array<float> const& b, Array<float> const& a) {
+    return jnp::sum(jnp::square(lax::conv(a, b, {1, 1}, "SAME")));
+  };
+  auto const replicated_w = jaxcc::device_put(w, NamedSharding(mesh, P()));
+  auto const g = jaxcc::jit(jaxcc::grad(loss))(replicated_w, xs);
+  CHECK(g.sharding().spec() == P());
+  REQUIRE_THAT(g, AllClose(jaxcc::grad(loss)(w, x), 1e-4, 1e-5));
+  // Layouts the rule gathers: features split on the input only, spatial splits.
+  for (auto const& [sx, sw] : {std::pair{P(jaxcc::none, "model"), P()}, std::pair{P(jaxcc::none, jaxcc::none, "data"), P(jaxcc::none, "model")}}) {
+    INFO("x laid out as " << sx << ", w as " << sw);
+    auto const got = jaxcc::jit(conv)(jaxcc::device_put(x, NamedSharding(mesh, sx)), jaxcc::device_put(w, NamedSharding(mesh, sw)));
+    REQUIRE_THAT(got, AllClose(conv(x, w), 1e-5, 1e-5));
+  }
+}
+
 TEST_CASE("conv_general_dilated's errors are JAX's", "[conv][errors]") {
   auto const x = lhs_of({1, 4, 5, 5}), w = rhs_of({2, 4, 3, 3});
   CHECK(message_of([&] { lax::conv(x, rhs_of({2, 4, 3}), {1, 1}, "SAME"); }) ==

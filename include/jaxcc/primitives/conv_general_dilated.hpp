@@ -25,6 +25,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/reshape.hpp"
@@ -125,6 +126,47 @@ struct conv_general_dilated_p {
 
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& lhs, Array<T> const& rhs);
+
+  /// Sharded jit: a split batch (without batch groups) and split output
+  /// features (without groups) stay split in the output; input features
+  /// split the same way on both sides (a data-parallel kernel gradient,
+  /// whose "features" are the batch) give partial sums that the
+  /// partitioner adds with psum. Any other split, or a mesh axis the output
+  /// would use twice, is gathered first.
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& lhs,
+                                                     Array<T> const& rhs) {
+    auto const& dn = p.dimension_numbers;
+    auto const at = [](graph::Layout const& l, std::int64_t d) -> std::vector<std::string> const& {
+      return l.dims[static_cast<std::size_t>(d)];
+    };
+    bool const grouped = p.feature_group_count > 1 || p.batch_group_count > 1;
+    std::vector<std::string> used;
+    auto const take = [&](std::vector<std::string> const& axes) {
+      for (auto const& a : axes)
+        if (std::find(used.begin(), used.end(), a) != used.end()) return std::vector<std::string>{};
+      used.insert(used.end(), axes.begin(), axes.end());
+      return axes;
+    };
+    auto want_l = graph::Layout::replicated(static_cast<std::size_t>(lhs.ndim()));
+    auto want_r = graph::Layout::replicated(static_cast<std::size_t>(rhs.ndim()));
+    auto const batch = p.batch_group_count == 1 ? take(at(layouts[0], dn.lhs_spec[0])) : std::vector<std::string>{};
+    auto const features = grouped ? std::vector<std::string>{} : take(at(layouts[1], dn.rhs_spec[0]));
+    std::vector<std::string> partial;
+    if (!grouped && at(layouts[0], dn.lhs_spec[1]) == at(layouts[1], dn.rhs_spec[1]))
+      partial = take(at(layouts[0], dn.lhs_spec[1]));
+    want_l.dims[static_cast<std::size_t>(dn.lhs_spec[0])] = batch;
+    want_l.dims[static_cast<std::size_t>(dn.lhs_spec[1])] = partial;
+    want_r.dims[static_cast<std::size_t>(dn.rhs_spec[0])] = features;
+    want_r.dims[static_cast<std::size_t>(dn.rhs_spec[1])] = partial;
+    auto out = graph::Layout::replicated(static_cast<std::size_t>(lhs.ndim()));
+    out.dims[static_cast<std::size_t>(dn.out_spec[0])] = batch;
+    out.dims[static_cast<std::size_t>(dn.out_spec[1])] = features;
+    auto const l = reshard(AnyArray(lhs), layouts[0], want_l).template as<T>();
+    auto const r = reshard(AnyArray(rhs), layouts[1], want_r).template as<T>();
+    return graph::Partitioned{detail::bind<conv_general_dilated_p>(p, l, r), out, partial, graph::PartialCombine::sum};
+  }
 
   /// Bilinear (JAX's defbilinear): conv(t_lhs, rhs) + conv(lhs, t_rhs), a
   /// term skipped when its tangent is a known zero.
