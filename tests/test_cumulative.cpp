@@ -109,6 +109,24 @@ TEST_CASE("cumulative reductions: derivatives to second order, vmap, jit", "[cum
   }
 }
 
+TEST_CASE("cumulative reductions under sharded jit", "[cumulative][partition]") {
+  using jaxcc::NamedSharding;
+  using jaxcc::P;
+  auto const mesh = jaxcc_test::mesh_of({2}, {"x"});
+  auto const x = jaxcc_test::smooth({4, 6});
+  // Scans along the unsplit axis run where the rows are and stay split;
+  // along the split axis the rows are gathered first.
+  auto const rows = jaxcc::device_put(x, NamedSharding(mesh, P("x")));
+  auto const sums = jaxcc::jit([](Array<double> const& a) { return jnp::cumsum(a, 1); })(rows);
+  CHECK(sums.sharding() == NamedSharding(mesh, P("x")));
+  REQUIRE_THAT(sums, jaxcc::testing::AllClose(jnp::cumsum(x, 1), 1e-12, 1e-12));
+  auto const maxima = jaxcc::jit([](Array<double> const& a) { return lax::cummax(a, 1, true); })(rows);
+  CHECK(maxima.sharding() == NamedSharding(mesh, P("x")));
+  REQUIRE_THAT(maxima, jaxcc::testing::AllClose(lax::cummax(x, 1, true), 0, 0));
+  REQUIRE_THAT(jaxcc::jit([](Array<double> const& a) { return jnp::cumprod(a, 0); })(rows),
+               jaxcc::testing::AllClose(jnp::cumprod(x, 0), 1e-12, 1e-12));
+}
+
 TEST_CASE("cumulative reductions: dtypes, wrapping and a large scan", "[cumulative]") {
   // bool counts as int32, as JAX promotes it.
   auto const flags = jnp::array({true, false, true, true});

@@ -122,6 +122,39 @@ TEST_CASE("searchsorted: vmap over the sorted array, the values, or both", "[sor
   CHECK(jnp::searchsorted(jaxcc_test::example(sorted, 0, 1), 1.0, "right").to_vector() == std::vector<std::int32_t>{4});
 }
 
+TEST_CASE("sort, argsort, top_k and searchsorted under sharded jit", "[sorting][partition]") {
+  using jaxcc::NamedSharding;
+  using jaxcc::P;
+  auto const mesh = jaxcc_test::mesh_of({2}, {"x"});
+  // Rounded to quarters: ties in every row.
+  Array<double> const x = jnp::round(jaxcc_test::smooth({6, 8}) * 4.0) / 4.0;
+  auto const rows = jaxcc::device_put(x, NamedSharding(mesh, P("x")));
+  // Along the unsplit axis each device sorts its rows, and they stay split.
+  auto const sorted = jaxcc::jit([](Array<double> const& a) { return jnp::sort(a, 1); })(rows);
+  CHECK(sorted.sharding() == NamedSharding(mesh, P("x")));
+  REQUIRE_THAT(sorted, jaxcc::testing::AllClose(jnp::sort(x, 1), 0, 0));
+  auto const order = jaxcc::jit([](Array<double> const& a) { return jnp::argsort(a, 1, true); })(rows);
+  CHECK(order.sharding() == NamedSharding(mesh, P("x")));
+  CHECK(order.to_vector() == jnp::argsort(x, 1, true).to_vector());
+  auto const top = jaxcc::jit([](Array<double> const& a) { return lax::top_k(a, 3); })(rows);
+  CHECK(std::get<0>(top).to_vector() == std::get<0>(lax::top_k(x, 3)).to_vector());
+  CHECK(std::get<1>(top).to_vector() == std::get<1>(lax::top_k(x, 3)).to_vector());
+  // Along the split axis: gathered whole first.
+  CHECK(jaxcc::jit([](Array<double> const& a) { return jnp::argsort(a, 0); })(rows).to_vector() ==
+        jnp::argsort(x, 0).to_vector());
+  // searchsorted of each row's values in that row (batch dims split alike).
+  auto const values = jaxcc_test::smooth({6, 3}, 0.91, 0.4);
+  auto const search = jaxcc::jit(jaxcc::vmap([](Array<double> const& a, Array<double> const& v) {
+    return jnp::searchsorted(a, v);
+  }));
+  auto const found = search(jaxcc::device_put(sorted, NamedSharding(mesh, P("x"))),
+                            jaxcc::device_put(values, NamedSharding(mesh, P("x"))));
+  CHECK(found.sharding() == NamedSharding(mesh, P("x")));
+  CHECK(found.to_vector() == jaxcc::vmap([](Array<double> const& a, Array<double> const& v) {
+                               return jnp::searchsorted(a, v);
+                             })(jnp::sort(x, 1), values).to_vector());
+}
+
 TEST_CASE("sort: dtypes, strided input and a large sort against std::sort", "[sorting]") {
   CHECK(jnp::sort(jnp::array({true, false, true, false})).to_vector() == std::vector<bool>{false, false, true, true});
   CHECK(jnp::argsort(jnp::array({true, false, true, false})).to_vector() == std::vector<std::int32_t>{1, 3, 0, 2});

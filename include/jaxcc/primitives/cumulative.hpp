@@ -11,6 +11,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/associative_scan.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/elementwise.hpp"
 
 namespace jaxcc::detail {
@@ -55,6 +57,13 @@ struct CumulativeReduction {
                                                     std::span<graph::BatchDim const> dims, Array<T> const& x) {
     auto const b = *dims[0];
     return {bind<Derived>({p.axis >= b ? p.axis + 1 : p.axis, p.reverse}, x), b};
+  }
+
+  /// Sharded jit: lanes run where they are; a split scanned axis is gathered first.
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& x) {
+    return whole_along(p.axis, layouts[0], reshard, x, [&](Array<T> const& part) { return bind<Derived>(p, part); });
   }
 
   template <Element T>

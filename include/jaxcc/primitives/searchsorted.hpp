@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/sort.hpp"
 
 namespace jaxcc::primitives {
@@ -64,6 +66,24 @@ struct searchsorted_p {
     return {detail::bind<searchsorted_p>({p.right, p.batch_dims + 1}, detail::bdim_at_front(a, dims[0], axis.size),
                                          detail::bdim_at_front(v, dims[1], axis.size)),
             0};
+  }
+
+  /// Sharded jit: a batch dimension split alike in both operands and v's
+  /// other splits stay (the result is laid out as v); the rest of `a` —
+  /// each searched lane — is gathered whole.
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& a,
+                                                     Array<T> const& v) {
+    auto want_a = graph::Layout::replicated(static_cast<std::size_t>(a.ndim()));
+    auto want_v = layouts[1];
+    for (std::size_t d = 0; d < static_cast<std::size_t>(p.batch_dims); ++d) {
+      if (layouts[0].dims[d] == layouts[1].dims[d]) want_a.dims[d] = layouts[0].dims[d];
+      else want_v.dims[d].clear();
+    }
+    auto const a_part = reshard(AnyArray(a), layouts[0], want_a).template as<T>();
+    auto const v_part = reshard(AnyArray(v), layouts[1], want_v).template as<T>();
+    return graph::Partitioned{AnyArray(detail::bind<searchsorted_p>(p, a_part, v_part)), want_v};
   }
 
   template <Element T>

@@ -16,6 +16,7 @@
 #include <concepts>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/bits/integer_valued.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
@@ -59,6 +61,12 @@ struct SortAlongAxis {
     auto moved = p;
     if (p.axis >= b) ++moved.axis;
     return std::pair{bind<Derived>(moved, x), b};
+  }
+  /// Sharded jit: lanes run where they are; a split sorted axis is gathered first.
+  template <class Params, Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& x) {
+    return whole_along(p.axis, layouts[0], reshard, x, [&](Array<T> const& part) { return bind<Derived>(p, part); });
   }
 };
 
