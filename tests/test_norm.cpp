@@ -117,6 +117,12 @@ TEST_CASE("norm under vmap, jit and second derivatives", "[norm][vmap][jit][grad
   CHECK(norm(jnp::array({3.0, -4.0})).item() == 5.0);
   CHECK(norm(jnp::array({{1.0, -2.0}, {3.0, 4.0}}), 1).item() == 6.0);
   CHECK(norm(jnp::array({3, 4})).item() == 5.0f);  // integers as float32
+  // The singular values of [[3, 0], [0, -4]] are 4 and 3 (against JAX: tests/test_linalg_decompositions.cpp).
+  auto const d = jnp::array({{3.0, 0.0}, {0.0, -4.0}});
+  CHECK(norm(d, 2).item() == Approx(4.0));
+  CHECK(norm(d, -2).item() == Approx(3.0));
+  CHECK(norm(d, "nuc").item() == Approx(7.0));
+  CHECK(norm(jnp::ones<float>({2, 3, 4}), "nuc", {0, 1}).shape() == Shape{4});
 }
 
 TEST_CASE("norm: errors", "[norm][errors]") {
@@ -126,10 +132,7 @@ TEST_CASE("norm: errors", "[norm][errors]") {
         "compute a matrix-norm.");
   CHECK(message_of([&] { norm(x, 3, {0, 1}); }) == "Invalid order '3' for matrix norm.");
   CHECK(message_of([&] { norm(x, "fro", 0); }) == "Invalid order 'fro' for vector norm.");
-  CHECK(message_of([&] { norm(x, "nuc", {0, 1}); }) ==
-        "jnp.linalg.norm: ord='nuc' needs the singular values (jnp.linalg.svd), which jaxcc does not compute yet");
-  CHECK(message_of([&] { norm(x, 2, {1, 2}); }) ==
-        "jnp.linalg.norm: ord=2 needs the singular values (jnp.linalg.svd), which jaxcc does not compute yet");
+  CHECK(message_of([&] { norm(x, "nuc", 0); }) == "Invalid order 'nuc' for vector norm.");
   CHECK(message_of([&] { norm(x, "max", {0, 1}); }) == "Invalid order 'max' for matrix norm.");
 }
 

@@ -68,6 +68,17 @@ for t in ALL:
     primitive("sorting", "searchsorted_p", f"Array<{t}>", f"Array<{t}>")
 for t in FLOATS:
     primitive("layout", "stop_gradient_p", f"Array<{t}>")
+    for name in ["cholesky_p", "lu_p", "eigh_p", "qr_p", "svd_p"]:
+        primitive("linalg", name, f"Array<{t}>")
+    primitive("linalg", "triangular_solve_p", f"Array<{t}>", f"Array<{t}>")
+for t in FLOATS:
+    primitive("contraction", "conv_general_dilated_p", f"Array<{t}>", f"Array<{t}>")
+    for monoid in ["WindowMax", "WindowMin"]:
+        primitive("layout", f"select_and_gather_add_p<primitives::{monoid}>", f"Array<{t}>", f"Array<{t}>")
+        primitive("layout", f"select_and_scatter_add_p<primitives::{monoid}>", f"Array<{t}>", f"Array<{t}>")
+for t in NUMERIC:
+    for monoid in ["WindowSum", "WindowMax", "WindowMin"]:
+        primitive("layout", f"reduce_window_p<primitives::{monoid}>", f"Array<{t}>")
 primitive("layout", "reduce_or_p", "Array<bool>")
 primitive("layout", "reduce_and_p", "Array<bool>")
 primitive("collectives", "axis_index_p")

@@ -367,6 +367,8 @@
   X(primitives::dot_general_p, Array<std::int64_t>, Array<std::int64_t>) \
   X(primitives::dot_general_p, Array<std::uint32_t>, Array<std::uint32_t>) \
   X(primitives::dot_general_p, Array<bool>, Array<bool>) \
+  X(primitives::conv_general_dilated_p, Array<float>, Array<float>) \
+  X(primitives::conv_general_dilated_p, Array<double>, Array<double>) \
 
 #define JAXCC_RUNTIME_INSTANCES_INDEXING(X) \
   X(primitives::scatter_p, Array<float>, Array<float>) \
@@ -516,8 +518,45 @@
   X(primitives::reduce_prod_p, Array<std::uint32_t>) \
   X(primitives::stop_gradient_p, Array<float>) \
   X(primitives::stop_gradient_p, Array<double>) \
+  X(primitives::select_and_gather_add_p<primitives::WindowMax>, Array<float>, Array<float>) \
+  X(primitives::select_and_scatter_add_p<primitives::WindowMax>, Array<float>, Array<float>) \
+  X(primitives::select_and_gather_add_p<primitives::WindowMin>, Array<float>, Array<float>) \
+  X(primitives::select_and_scatter_add_p<primitives::WindowMin>, Array<float>, Array<float>) \
+  X(primitives::select_and_gather_add_p<primitives::WindowMax>, Array<double>, Array<double>) \
+  X(primitives::select_and_scatter_add_p<primitives::WindowMax>, Array<double>, Array<double>) \
+  X(primitives::select_and_gather_add_p<primitives::WindowMin>, Array<double>, Array<double>) \
+  X(primitives::select_and_scatter_add_p<primitives::WindowMin>, Array<double>, Array<double>) \
+  X(primitives::reduce_window_p<primitives::WindowSum>, Array<float>) \
+  X(primitives::reduce_window_p<primitives::WindowMax>, Array<float>) \
+  X(primitives::reduce_window_p<primitives::WindowMin>, Array<float>) \
+  X(primitives::reduce_window_p<primitives::WindowSum>, Array<double>) \
+  X(primitives::reduce_window_p<primitives::WindowMax>, Array<double>) \
+  X(primitives::reduce_window_p<primitives::WindowMin>, Array<double>) \
+  X(primitives::reduce_window_p<primitives::WindowSum>, Array<std::int32_t>) \
+  X(primitives::reduce_window_p<primitives::WindowMax>, Array<std::int32_t>) \
+  X(primitives::reduce_window_p<primitives::WindowMin>, Array<std::int32_t>) \
+  X(primitives::reduce_window_p<primitives::WindowSum>, Array<std::int64_t>) \
+  X(primitives::reduce_window_p<primitives::WindowMax>, Array<std::int64_t>) \
+  X(primitives::reduce_window_p<primitives::WindowMin>, Array<std::int64_t>) \
+  X(primitives::reduce_window_p<primitives::WindowSum>, Array<std::uint32_t>) \
+  X(primitives::reduce_window_p<primitives::WindowMax>, Array<std::uint32_t>) \
+  X(primitives::reduce_window_p<primitives::WindowMin>, Array<std::uint32_t>) \
   X(primitives::reduce_or_p, Array<bool>) \
   X(primitives::reduce_and_p, Array<bool>) \
+
+#define JAXCC_RUNTIME_INSTANCES_LINALG(X) \
+  X(primitives::cholesky_p, Array<float>) \
+  X(primitives::lu_p, Array<float>) \
+  X(primitives::eigh_p, Array<float>) \
+  X(primitives::qr_p, Array<float>) \
+  X(primitives::svd_p, Array<float>) \
+  X(primitives::triangular_solve_p, Array<float>, Array<float>) \
+  X(primitives::cholesky_p, Array<double>) \
+  X(primitives::lu_p, Array<double>) \
+  X(primitives::eigh_p, Array<double>) \
+  X(primitives::qr_p, Array<double>) \
+  X(primitives::svd_p, Array<double>) \
+  X(primitives::triangular_solve_p, Array<double>, Array<double>) \
 
 #define JAXCC_RUNTIME_INSTANCES_RANDOM(X) \
   X(primitives::random_bits_p<std::uint32_t>, Array<std::uint32_t>) \
@@ -689,7 +728,7 @@
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<bool>>>, Array<bool>) \
 
-#define JAXCC_RUNTIME_GROUPS arithmetic collectives compare contraction indexing layout random select sorting unary
+#define JAXCC_RUNTIME_GROUPS arithmetic collectives compare contraction indexing layout linalg random select sorting unary
 #define JAXCC_RUNTIME_INSTANCES(X) \
   JAXCC_RUNTIME_INSTANCES_ARITHMETIC(X) \
   JAXCC_RUNTIME_INSTANCES_COLLECTIVES(X) \
@@ -697,6 +736,7 @@
   JAXCC_RUNTIME_INSTANCES_CONTRACTION(X) \
   JAXCC_RUNTIME_INSTANCES_INDEXING(X) \
   JAXCC_RUNTIME_INSTANCES_LAYOUT(X) \
+  JAXCC_RUNTIME_INSTANCES_LINALG(X) \
   JAXCC_RUNTIME_INSTANCES_RANDOM(X) \
   JAXCC_RUNTIME_INSTANCES_SELECT(X) \
   JAXCC_RUNTIME_INSTANCES_SORTING(X) \

@@ -17,29 +17,18 @@
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/primitives/bits/matrix_batch.hpp"
 #include "jaxcc/primitives/pad.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 
 namespace jaxcc::detail {
-
-/// jnp.tri(n, m, k, bool): true where column j <= row i + k. A constant.
-template <Element T>
-Array<bool> tri_mask(std::int64_t n, std::int64_t m, std::int64_t k) {
-  auto [out, data] = allocate<dependent_t<T, bool>>(Shape{n, m});
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < m; ++j) data[i * m + j] = j <= i + k;
-  return out;
-}
 
 /// tril (`lower`) or triu of x's last two axes: the elements outside the
 /// triangle of diagonal k selected away, as JAX does.
 template <Element T>
 Array<T> triangle(Array<T> const& x, std::int64_t k, bool lower, std::string_view name) {
   if (x.ndim() < 2) throw_error("Argument to jax.numpy.", name, " must be at least 2D");
-  auto const& s = x.shape();
-  auto const n = s[s.size() - 2], m = s[s.size() - 1];
-  if (lower) return numpy::where(tri_mask<T>(n, m, k), x, T(0));
-  return numpy::where(tri_mask<T>(n, m, k - 1), T(0), x);
+  return matrix_triangle(x, k, lower);
 }
 
 }  // namespace jaxcc::detail

@@ -1,0 +1,133 @@
+// jax.lax.linalg: triangular_solve, cholesky, lu, eigh, qr and svd over the
+// last two axes of float arrays, any leading axes a batch. Each binds its
+// primitive (primitives/triangular_solve.hpp, cholesky.hpp, lu.hpp,
+// eigh.hpp, qr.hpp, svd.hpp) with
+// JAX's arguments and wrapping, and slices apart the outputs that a
+// primitive packs into one.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <tuple>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/lax/slicing.hpp"
+#include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
+#include "jaxcc/primitives/bits/matrix_batch.hpp"
+#include "jaxcc/primitives/cholesky.hpp"
+#include "jaxcc/primitives/eigh.hpp"
+#include "jaxcc/primitives/lu.hpp"
+#include "jaxcc/primitives/qr.hpp"
+#include "jaxcc/primitives/reshape.hpp"
+#include "jaxcc/primitives/squeeze.hpp"
+#include "jaxcc/primitives/svd.hpp"
+#include "jaxcc/primitives/triangular_solve.hpp"
+
+namespace jaxcc::lax::linalg {
+
+/// lax.linalg.triangular_solve: X with op(a) · X = b (`left_side`) or
+/// X · op(a) = b, op(a) being aᵀ when `transpose_a`; a is (..., m, m) and
+/// only its `lower` (else upper) triangle is read, its diagonal taken as
+/// ones with `unit_diagonal`. b is (..., m, n) on the left, (..., n, m) on
+/// the right, or one rank less (a batch of vectors). `conjugate_a` has no
+/// effect on real arrays.
+template <ArrayLike A, ArrayLike B>
+  requires std::floating_point<value_type_t<A>> && std::same_as<value_type_t<A>, value_type_t<B>>
+Array<value_type_t<A>> triangular_solve(A const& a, B const& b, bool left_side = false, bool lower = false,
+                                        bool transpose_a = false, bool /*conjugate_a*/ = false,
+                                        bool unit_diagonal = false) {
+  auto const x = as_array(a);
+  auto y = as_array(b);
+  bool const singleton = y.ndim() == x.ndim() - 1;
+  if (singleton) y = lax::expand_dims(y, {left_side ? y.ndim() : y.ndim() - 1});
+  auto out = detail::bind<primitives::triangular_solve_p>({left_side, lower, transpose_a, unit_diagonal}, x, y);
+  if (singleton) out = lax::squeeze(out, {left_side ? out.ndim() - 1 : out.ndim() - 2});
+  return out;
+}
+
+/// lax.linalg.cholesky: the lower factor L of L·Lᵀ = x for each (..., n, n)
+/// matrix; with `symmetrize_input`, of (x + xᵀ) / 2, else of x's lower
+/// triangle. A matrix that is not positive definite gives NaNs.
+template <ArrayLike A>
+  requires std::floating_point<value_type_t<A>>
+Array<value_type_t<A>> cholesky(A const& x, bool symmetrize_input = true) {
+  using T = value_type_t<A>;
+  auto a = as_array(x);
+  // The shape rule's message, not the symmetrizing transpose's.
+  primitives::cholesky_p::shape_rule({}, a);
+  if (symmetrize_input) a = Array<T>((a + detail::matrix_transpose(a)) / T(2));
+  return detail::bind<primitives::cholesky_p>({}, a);
+}
+
+/// lax.linalg.lu: (lu, pivots, permutation) of each (..., m, n) matrix,
+/// with partial pivoting: lu holds L below its diagonal (unit diagonal
+/// implied) and U on and above it; pivots[i] is the row swapped with row i
+/// at step i (min(m, n) of them); permutation is the rows' order, so that
+/// x[permutation] = L·U. Both int32.
+template <ArrayLike A>
+  requires std::floating_point<value_type_t<A>>
+std::tuple<Array<value_type_t<A>>, Array<std::int32_t>, Array<std::int32_t>> lu(A const& x) {
+  auto const packed = detail::bind<primitives::lu_p>({}, as_array(x));
+  auto const r = packed.ndim();
+  auto const m = packed.shape()[static_cast<std::size_t>(r - 2)], n = packed.shape().back() - 2;
+  auto const columns = [&](std::int64_t first, std::int64_t last, std::int64_t rows) {
+    Axes start(static_cast<std::size_t>(r), 0), limit(packed.shape().begin(), packed.shape().end());
+    start.back() = first;
+    limit.back() = last;
+    limit[static_cast<std::size_t>(r - 2)] = rows;
+    return lax::slice(packed, start, limit);
+  };
+  auto const index_column = [&](std::int64_t column, std::int64_t rows) {
+    return lax::squeeze(columns(column, column + 1, rows), {r - 1}).template astype<std::int32_t>();
+  };
+  return {columns(0, n, m), index_column(n + 1, std::min(m, n)), index_column(n, m)};
+}
+
+/// lax.linalg.eigh: (v, w) of each symmetric (..., n, n) matrix: the
+/// eigenvalues w ascending, the eigenvectors the columns of v. With
+/// `symmetrize_input`, of (x + xᵀ) / 2, else of x's `lower` (or upper) triangle.
+template <ArrayLike A>
+  requires std::floating_point<value_type_t<A>>
+std::tuple<Array<value_type_t<A>>, Array<value_type_t<A>>> eigh(A const& x, bool lower = true,
+                                                                bool symmetrize_input = true) {
+  using T = value_type_t<A>;
+  auto a = as_array(x);
+  primitives::eigh_p::shape_rule({}, a);  // its message, not the symmetrizing transpose's
+  if (symmetrize_input) a = Array<T>((a + detail::matrix_transpose(a)) / T(2));
+  auto const [v, w] = primitives::eigh_p::unpack(detail::bind<primitives::eigh_p>({lower}, a));
+  return {v, lax::squeeze(w, {-2})};
+}
+
+/// lax.linalg.qr: (q, r) of each (..., m, n) matrix, x = q·r, q with
+/// orthonormal columns, r upper triangular: q m × m and r m × n with
+/// `full_matrices`, else m × k and k × n (k = min(m, n)).
+template <ArrayLike A>
+  requires std::floating_point<value_type_t<A>>
+std::tuple<Array<value_type_t<A>>, Array<value_type_t<A>>> qr(A const& x, bool full_matrices = true) {
+  auto const a = as_array(x);
+  auto const [q, r] = primitives::qr_p::unpack(detail::bind<primitives::qr_p>({full_matrices}, a), a);
+  return {q, r};
+}
+
+/// lax.linalg.svd: (u, s, vh) of each (..., m, n) matrix, x = u·diag(s)·vh,
+/// s descending (k = min(m, n) of them); u is m × m and vh n × n with
+/// `full_matrices`, else m × k and k × n.
+template <ArrayLike A>
+  requires std::floating_point<value_type_t<A>>
+std::tuple<Array<value_type_t<A>>, Array<value_type_t<A>>, Array<value_type_t<A>>> svd(A const& x,
+                                                                                       bool full_matrices = true) {
+  auto const a = as_array(x);
+  primitives::svd_p::Factors<value_type_t<A>> const f(detail::bind<primitives::svd_p>({full_matrices, true}, a), a);
+  return {f.u, lax::squeeze(f.s, {-2}), detail::matrix_transpose(f.v)};
+}
+
+/// lax.linalg.svd with compute_uv=False: the singular values (..., k), descending.
+template <ArrayLike A>
+  requires std::floating_point<value_type_t<A>>
+Array<value_type_t<A>> singular_values(A const& x) {
+  return detail::bind<primitives::svd_p>({false, false}, as_array(x));
+}
+
+}  // namespace jaxcc::lax::linalg

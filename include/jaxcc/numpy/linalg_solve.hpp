@@ -1,0 +1,211 @@
+// jnp.linalg's solvers and determinants: solve, inv, det, slogdet and
+// matrix_power, over the last two axes with any leading batch axes. As in
+// JAX, each is a composition: solve and inv are an LU factorization
+// (lax::linalg::lu) and two triangular solves, slogdet reads the LU
+// factors' diagonal and pivots, det of a 2×2 or 3×3 matrix is JAX's closed
+// form and otherwise sign·exp(logabsdet), matrix_power repeated squaring.
+// No new primitive: derivatives, vmap and jit go through lu's and
+// triangular_solve's rules (JAX's own solve differentiates through
+// custom_linear_solve and det through a custom JVP; the results agree away
+// from singular matrices).
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "jaxcc/core/array.hpp"
+#include "jaxcc/core/creation.hpp"
+#include "jaxcc/core/error.hpp"
+#include "jaxcc/lax/linalg.hpp"
+#include "jaxcc/numpy/creation.hpp"
+#include "jaxcc/numpy/diagonals.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/layout.hpp"
+#include "jaxcc/numpy/linalg.hpp"
+#include "jaxcc/numpy/reductions.hpp"
+
+namespace jaxcc::detail {
+
+/// Whether x is a stack of square matrices (..., n, n).
+template <Element T>
+bool is_square_stack(Array<T> const& x) {
+  return x.ndim() >= 2 && x.shape()[x.shape().size() - 1] == x.shape()[x.shape().size() - 2];
+}
+
+/// Element (i, j) of each matrix of the stack x.
+template <Element T>
+Array<T> matrix_entry(Array<T> const& x, std::int64_t i, std::int64_t j) {
+  auto const r = x.ndim();
+  Axes start(static_cast<std::size_t>(r), 0), limit(x.shape().begin(), x.shape().end());
+  start[static_cast<std::size_t>(r - 2)] = i, limit[static_cast<std::size_t>(r - 2)] = i + 1;
+  start[static_cast<std::size_t>(r - 1)] = j, limit[static_cast<std::size_t>(r - 1)] = j + 1;
+  return lax::squeeze(lax::slice(x, start, limit), {r - 2, r - 1});
+}
+
+/// x with each matrix of a (..., n, n) stack solved for b (..., n, k),
+/// leading axes broadcast: from a's LU factors.
+template <Element T>
+Array<T> lu_solve(Array<T> const& lu, Array<std::int32_t> const& permutation, Array<T> const& b) {
+  auto const n = lu.shape().back(), k = b.shape().back();
+  auto const batch = broadcast_shapes(Shape(lu.shape().begin(), lu.shape().end() - 2),
+                                      Shape(b.shape().begin(), b.shape().end() - 2), "jnp.linalg.solve");
+  auto const stack = [&](Array<T> const& x, std::int64_t cols) {
+    Shape s = batch;
+    s.push_back(n);
+    s.push_back(cols);
+    return numpy::broadcast_to(x, s);
+  };
+  auto const factors = stack(lu, n);
+  auto const permuted = numpy::matmul(stack(permutation_matrix<T>(numpy::expand_dims(permutation, -1)), n), stack(b, k));
+  auto const y = lax::linalg::triangular_solve(factors, permuted, true, true, false, false, true);
+  return lax::linalg::triangular_solve(factors, y, true, false);
+}
+
+/// jnp.vectorize's complaint when two sizes of core dimension m differ.
+[[noreturn]] inline void inconsistent_core_dimension(std::int64_t found, std::int64_t expected, bool vector) {
+  throw_error("inconsistent size for core dimension 'm': ", found, " vs ", expected,
+              " on vectorized function with excluded=frozenset() and signature='",
+              vector ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)", "'");
+}
+
+/// The leading (batch) axes of a and b broadcast, with JAX's message when they can't be.
+inline Shape broadcast_batch(Shape const& a, Shape const& b) {
+  try {
+    return broadcast_shapes(a, b, "jnp.linalg.solve");
+  } catch (Error const&) {
+    throw_error("Incompatible shapes for broadcasting: shapes=[", a, ", ", b, "]");
+  }
+}
+
+/// slogdet of each matrix of a square stack, as JAX's _slogdet_lu: the
+/// sign from the pivots' parity and the signs of U's diagonal (0 when that
+/// holds a zero), log|det| the sum of log|U_ii| (-inf for a zero).
+template <Element T>
+std::tuple<Array<T>, Array<T>> slogdet_lu(Array<T> const& a) {
+  auto const n = a.shape().back();
+  auto const [lu, pivots, permutation] = lax::linalg::lu(a);
+  auto const diag = numpy::diagonal(lu, 0, -2, -1);
+  auto const is_zero = numpy::any(diag == T(0), -1);
+  auto const swaps = numpy::sum(Array<bool>(pivots != iota<std::int32_t>(n)).template astype<std::int32_t>(), -1);
+  auto const negative = numpy::sum(Array<bool>(diag < T(0)).template astype<std::int32_t>(), -1);
+  auto const parity = Array<std::int32_t>((swaps + negative) & 1);
+  auto const sign = numpy::where(is_zero, T(0), Array<T>(T(1) - T(2) * parity.template astype<T>()));
+  auto const logdet = numpy::where(is_zero, -std::numeric_limits<T>::infinity(),
+                                   numpy::sum(Array<T>(numpy::log(numpy::abs(diag))), -1));
+  return {sign, logdet};
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::numpy::linalg {
+
+/// jnp.linalg.solve: x with a·x = b for each matrix of a (..., m, m); b is
+/// a vector (m,) or a stack (..., m, n) whose leading axes broadcast with
+/// a's. Integers are solved as floats.
+template <ArrayLike A, ArrayLike B>
+Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>> solve(A const& a_in, B const& b_in) {
+  using T = float_t<promote_t<value_type_t<A>, value_type_t<B>>>;
+  auto const a = detail::array_as<T>(a_in);
+  auto const b = detail::array_as<T>(b_in);
+  if (a.ndim() < 2)
+    detail::throw_error("left hand array must be at least two dimensional; got a.shape=", a.shape());
+  auto const& as = a.shape();
+  auto const& bs = b.shape();
+  auto const m = as.back();
+  if (b.ndim() > 1 && a.ndim() == b.ndim() + 1 && m == bs.back() && m != bs[bs.size() - 2])
+    detail::throw_error("Invalid shapes for solve: ", as, ", ", bs,
+                        ". Prior to JAX v0.5.0, this would have been treated as a batched 1-dimensional solve. To "
+                        "recover this behavior, use solve(a, b[..., None]).squeeze(-1).");
+  bool const vector = b.ndim() == 1;
+  if (as[as.size() - 2] != m) detail::inconsistent_core_dimension(m, as[as.size() - 2], vector);
+  if (!vector && b.ndim() < 2)
+    detail::throw_error("input with shape ", bs,
+                        " does not have enough dimensions for all core dimensions ('m', 'n') on vectorized function "
+                        "with excluded=frozenset() and signature='(m,m),(m,n)->(m,n)'");
+  auto const rows = vector ? bs.back() : bs[bs.size() - 2];
+  if (rows != m) detail::inconsistent_core_dimension(rows, m, vector);
+  detail::broadcast_batch(Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - (vector ? 1 : 2)));
+  auto const [lu, pivots, permutation] = lax::linalg::lu(a);
+  if (vector) return lax::squeeze(detail::lu_solve(lu, permutation, Array<T>(expand_dims(b, -1))), {-1});
+  return detail::lu_solve(lu, permutation, b);
+}
+
+/// jnp.linalg.inv: the inverse of each matrix of a (..., n, n) stack (a
+/// singular one gives infs and NaNs, as JAX's).
+template <ArrayLike A>
+Array<float_t<value_type_t<A>>> inv(A const& a_in) {
+  using T = float_t<value_type_t<A>>;
+  auto const a = detail::array_as<T>(a_in);
+  if (!detail::is_square_stack(a))
+    detail::throw_error("Argument to inv must have shape [..., n, n], got ", a.shape(), ".");
+  return solve(a, broadcast_to(eye<T>(a.shape().back()), a.shape()));
+}
+
+/// jnp.linalg.slogdet: (sign, log|det|) of each matrix of a (..., n, n)
+/// stack; a singular matrix gives (0, -inf).
+template <ArrayLike A>
+std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> slogdet(A const& a_in) {
+  using T = float_t<value_type_t<A>>;
+  auto const a = detail::array_as<T>(a_in);
+  if (!detail::is_square_stack(a))
+    detail::throw_error("Argument to slogdet() must have shape [..., n, n], got ", a.shape());
+  auto const n = a.shape().back();
+  if (n > 2) return detail::slogdet_lu(a);
+  // JAX's closed forms for n = 1 and 2.
+  auto const d = n == 1 ? detail::matrix_entry(a, 0, 0)
+                        : Array<T>(detail::matrix_entry(a, 0, 0) * detail::matrix_entry(a, 1, 1) -
+                                   detail::matrix_entry(a, 0, 1) * detail::matrix_entry(a, 1, 0));
+  return {sign(d), log(abs(d))};
+}
+
+/// jnp.linalg.det: the determinant of each matrix of a (..., n, n) stack.
+template <ArrayLike A>
+Array<float_t<value_type_t<A>>> det(A const& a_in) {
+  using T = float_t<value_type_t<A>>;
+  auto const a = detail::array_as<T>(a_in);
+  if (!detail::is_square_stack(a))
+    detail::throw_error("Argument to _det() must have shape [..., n, n], got ", a.shape());
+  auto const n = a.shape().back();
+  auto const e = [&](std::int64_t i, std::int64_t j) { return detail::matrix_entry(a, i, j); };
+  if (n == 2) return e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0);
+  if (n == 3)
+    return e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0) + e(0, 2) * e(1, 0) * e(2, 1) -
+           e(0, 2) * e(1, 1) * e(2, 0) - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2);
+  auto const [s, logdet] = slogdet(a);
+  return s * exp(logdet);
+}
+
+/// jnp.linalg.matrix_power: each matrix of a (..., n, n) stack to the
+/// integer power n, by repeated squaring (n < 0: of the inverse; 0: the
+/// identity).
+template <ArrayLike A>
+Array<value_type_t<A>> matrix_power(A const& a_in, std::int64_t n) {
+  auto a = as_array(a_in);
+  if (a.ndim() < 2)
+    detail::throw_error(a.ndim(), "-dimensional array given. Array must be at least two-dimensional");
+  if (!detail::is_square_stack(a)) throw Error("Last 2 dimensions of the array must be square");
+  using T = value_type_t<A>;
+  if (n == 0) return broadcast_to(eye<T>(a.shape().back()), a.shape());
+  if (n < 0) {
+    if constexpr (std::floating_point<T>) a = inv(a);
+    else throw Error("jnp.linalg.matrix_power: a negative power of an integer matrix needs its inverse; convert it to float first");
+    n = -n;
+  }
+  if (n == 1) return a;
+  if (n == 2) return matmul(a, a);
+  if (n == 3) return matmul(matmul(a, a), a);  // JAX's association, not the squaring loop's
+  std::optional<Array<T>> z, result;
+  while (n > 0) {
+    z = z ? Array<T>(matmul(*z, *z)) : a;
+    if (n % 2) result = result ? Array<T>(matmul(*result, *z)) : *z;
+    n /= 2;
+  }
+  return *result;
+}
+
+}  // namespace jaxcc::numpy::linalg
