@@ -7,6 +7,7 @@
 // place — a horizontal bar, a vertical bar, a diagonal, an anti-diagonal —
 // labelled by the stroke. The first 384 train; the last 128 are held out.
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
@@ -72,7 +73,10 @@ std::pair<Array<float>, Array<std::int32_t>> strokes(jr::Key auto const& key, st
   return {images, jnp::array(labels, {n})};
 }
 
-int main() {
+int main(int argc, char** argv) {
+  // The number of training steps: 300, or the first argument (the test
+  // build runs a few under the sanitizers).
+  int const steps = argc > 1 ? std::atoi(argv[1]) : 300;
   auto const keys = jr::split(jr::key(0), 5);
   auto const [images, labels] = strokes(keys[0], 512);
   auto const train = jaxcc::slice(0, 384), held_out = jaxcc::slice(384, 512);
@@ -97,9 +101,9 @@ int main() {
   });
 
   std::cout << std::fixed << std::setprecision(4);
-  for (int i = 0; i <= 300; ++i) {
+  for (int i = 0; i <= steps; ++i) {
     auto [next, value] = step(params, train_x, targets);
-    if (i % 50 == 0) std::cout << "step " << std::setw(3) << i << "  loss " << value.item() << '\n';
+    if (i % 50 == 0 || i == steps) std::cout << "step " << std::setw(3) << i << "  loss " << value.item() << '\n';
     params = next;
   }
   auto const predicted = jnp::argmax(logits(params, test_x), -1);

@@ -319,6 +319,36 @@ TEST_CASE("linalg under vmap, jit and second derivatives", "[linalg][vmap][jit][
   }
 }
 
+TEST_CASE("linalg under sharded jit: a split batch of matrices stays split", "[linalg][partition]") {
+  using jaxcc::NamedSharding;
+  using jaxcc::P;
+  auto const mesh = jaxcc_test::mesh_of({2}, {"x"});
+  auto const x = well_conditioned({4, 3, 3});
+  Array<double> const spd_batch = jnp::matmul(x, jnp::swapaxes(x, -1, -2));
+  auto const split = [&](Array<double> const& a) { return jaxcc::device_put(a, NamedSharding(mesh, P("x"))); };
+  auto const factor = [](Array<double> const& a) { return jnp::linalg::cholesky(a); };
+  auto const l = jaxcc::jit(factor)(split(spd_batch));
+  CHECK(l.sharding() == NamedSharding(mesh, P("x")));
+  REQUIRE_THAT(l, jaxcc::testing::AllClose(factor(spd_batch), 1e-12, 1e-12));
+  // triangular_solve with both operands' batches split alike, and solve
+  // (lu, then triangular solves) on a split batch.
+  auto const b = jaxcc_test::smooth({4, 3, 2});
+  auto const solve_l = [](Array<double> const& a, Array<double> const& rhs) {
+    return la::triangular_solve(a, rhs, true, true);
+  };
+  auto const y = jaxcc::jit(solve_l)(split(l), split(b));
+  CHECK(y.sharding() == NamedSharding(mesh, P("x")));
+  REQUIRE_THAT(y, jaxcc::testing::AllClose(solve_l(factor(spd_batch), b), 1e-12, 1e-12));
+  auto const solved = jaxcc::jit([](Array<double> const& a, Array<double> const& rhs) { return jnp::linalg::solve(a, rhs); })(
+      split(x), split(b));
+  REQUIRE_THAT(solved, jaxcc::testing::AllClose(jnp::linalg::solve(x, b), 1e-10, 1e-12));
+  // A matrix split across devices is gathered whole first.
+  auto const x4 = well_conditioned({2, 4, 4});
+  Array<double> const spd4 = jnp::matmul(x4, jnp::swapaxes(x4, -1, -2));
+  auto const rows = jaxcc::device_put(spd4, NamedSharding(mesh, P(jaxcc::none, "x")));
+  REQUIRE_THAT(jaxcc::jit(factor)(rows), jaxcc::testing::AllClose(factor(spd4), 1e-12, 1e-12));
+}
+
 TEST_CASE("linalg: errors", "[linalg][errors]") {
   auto const z = [](Shape const& s) { return jnp::zeros<float>(s); };
   CHECK(message_of([&] { la::triangular_solve(z({3}), z({3, 3}), true); }) ==

@@ -159,6 +159,28 @@ TEST_CASE("reduce_window: derivatives to second order, away from ties", "[reduce
     REQUIRE_NOTHROW(jaxcc::testing::check_grads(pool, std::tuple{x}, 2));
 }
 
+TEST_CASE("reduce_window under sharded jit: a split batch stays split", "[reduce_window][partition]") {
+  using jaxcc::NamedSharding;
+  using jaxcc::P;
+  auto const mesh = jaxcc_test::mesh_of({2}, {"x"});
+  auto const x = x_of({4, 3, 6, 6});
+  auto const pool = [](Array<float> const& a) {
+    return lax::reduce_window(a, -inf, lax::max, {1, 1, 2, 2}, {1, 1, 2, 2}, "VALID");
+  };
+  auto const batch = jaxcc::device_put(x, NamedSharding(mesh, P("x")));
+  auto const pooled = jaxcc::jit(pool)(batch);
+  CHECK(pooled.sharding() == NamedSharding(mesh, P("x")));
+  REQUIRE_THAT(pooled, AllClose(pool(x), 0, 0));
+  // The gradient: select_and_gather_add's transpose, select_and_scatter_add, on the split batch.
+  auto const loss = [&](Array<float> const& a) { return jnp::sum(jnp::sin(pool(a))); };
+  auto const g = jaxcc::jit(jaxcc::grad(loss))(batch);
+  CHECK(g.sharding() == NamedSharding(mesh, P("x")));
+  REQUIRE_THAT(g, AllClose(jaxcc::grad(loss)(x), 1e-6, 1e-6));
+  // Split along a pooled axis: gathered whole first.
+  auto const columns = jaxcc::device_put(x, NamedSharding(mesh, P(jaxcc::none, jaxcc::none, "x")));
+  REQUIRE_THAT(jaxcc::jit(pool)(columns), AllClose(pool(x), 0, 0));
+}
+
 TEST_CASE("reduce_window's errors are JAX's", "[reduce_window][errors]") {
   auto const x = x_of({2, 4, 4});
   CHECK(message_of([&] { lax::reduce_window(x, -inf, lax::max, {2, 2}, {}, "VALID"); }) ==

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/pad.hpp"
 #include "jaxcc/primitives/slice.hpp"
@@ -46,6 +48,24 @@ struct WindowParams {
     q.base_dilation.insert(q.base_dilation.begin() + axis, 1);
     q.window_dilation.insert(q.window_dilation.begin() + axis, 1);
     return q;
+  }
+
+  /// Sharded jit: the splits of `layout` that can stay, those of the
+  /// dimensions whose windows are single elements read in place (window 1,
+  /// stride 1, no padding or dilation); the others are gathered whole.
+  graph::Layout kept_splits(graph::Layout layout) const {
+    for (std::size_t d = 0; d < layout.dims.size(); ++d)
+      if (window_dimensions[d] != 1 || window_strides[d] != 1 || padding[d] != std::pair<std::int64_t, std::int64_t>{0, 0} ||
+          base_dilation[d] != 1)
+        layout.dims[d].clear();
+    return layout;
+  }
+  /// Both operands of select_and_*: their kept splits where they agree.
+  std::pair<graph::Layout, graph::Layout> kept_splits(graph::Layout const& a, graph::Layout const& b) const {
+    auto want_a = kept_splits(a), want_b = kept_splits(b);
+    for (std::size_t d = 0; d < want_a.dims.size(); ++d)
+      if (want_a.dims[d] != want_b.dims[d]) want_a.dims[d].clear(), want_b.dims[d].clear();
+    return {want_a, want_b};
   }
 
   /// As a jaxpr prints them (alphabetical order).
@@ -206,6 +226,21 @@ std::int64_t window_choice(WindowWalk const& walk, T const* data, std::int64_t o
   return chosen;
 }
 
+/// The partition of select_and_gather_add / select_and_scatter_add: both
+/// operands laid out by WindowParams::kept_splits, which split only
+/// dimensions that the windows' shape and the operand's share, and so the
+/// result.
+template <class P, Element T>
+std::optional<graph::Partitioned> window_partition(primitives::WindowParams const& p,
+                                                   std::span<graph::Layout const> layouts,
+                                                   graph::Resharder const& reshard, Array<T> const& first,
+                                                   Array<T> const& operand) {
+  auto const [want_first, want_operand] = p.kept_splits(layouts[0], layouts[1]);
+  auto const a = reshard(AnyArray(first), layouts[0], want_first).template as<T>();
+  auto const b = reshard(AnyArray(operand), layouts[1], want_operand).template as<T>();
+  return graph::Partitioned{AnyArray(bind<P>(p, a, b)), want_operand};
+}
+
 }  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
@@ -246,6 +281,12 @@ struct select_and_gather_add_p {
   static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& operand,
                       Array<T> const& tangents_tangent, Array<T> const&) {
     return detail::bind<select_and_gather_add_p>(p, tangents_tangent, operand);
+  }
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& tangents,
+                                                     Array<T> const& operand) {
+    return detail::window_partition<select_and_gather_add_p>(p, layouts, reshard, tangents, operand);
   }
   /// JAX's _select_and_gather_add_transpose: scatter the cotangent back to
   /// the selected elements; base dilation by padding the operand with the
@@ -330,6 +371,12 @@ struct select_and_scatter_add_p {
     return detail::bind<select_and_scatter_add_p>(p, source_tangent, operand);
   }
   template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& source,
+                                                     Array<T> const& operand) {
+    return detail::window_partition<select_and_scatter_add_p>(p, layouts, reshard, source, operand);
+  }
+  template <Element T>
   static auto vjp(Params const& p, graph::Wanted, Array<T> const& ct, Array<T> const&, Array<T> const&,
                   Array<T> const& operand) {
     return std::tuple{std::optional<Array<T>>(detail::bind<select_and_gather_add_p<Monoid>>(p, ct, operand)),
@@ -391,6 +438,14 @@ struct reduce_window_p {
   static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
                                                     std::span<graph::BatchDim const> dims, Array<T> const& operand) {
     return {detail::bind<reduce_window_p>(p.with_unit_axis(*dims[0]), operand), dims[0]};
+  }
+
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& operand) {
+    auto const want = p.kept_splits(layouts[0]);
+    auto const part = reshard(AnyArray(operand), layouts[0], want).template as<T>();
+    return graph::Partitioned{AnyArray(detail::bind<reduce_window_p>(p, part)), want};
   }
 
  private:

@@ -25,6 +25,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 
 namespace jaxcc::primitives {
@@ -112,6 +113,21 @@ struct triangular_solve_p {
   }
 
   /// Both operands' batch axes first (an unmapped one broadcast): one more batch axis.
+  /// Sharded jit: batch axes split alike in both operands stay split;
+  /// the matrices are gathered whole.
+  template <Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& a,
+                                                     Array<T> const& b) {
+    auto const batch = layouts[0].dims.size() - 2;
+    auto want_a = graph::Layout::replicated(batch + 2), want_b = graph::Layout::replicated(batch + 2);
+    for (std::size_t d = 0; d < batch; ++d)
+      if (layouts[0].dims[d] == layouts[1].dims[d]) want_a.dims[d] = want_b.dims[d] = layouts[0].dims[d];
+    auto const a_part = reshard(AnyArray(a), layouts[0], want_a).template as<T>();
+    auto const b_part = reshard(AnyArray(b), layouts[1], want_b).template as<T>();
+    return graph::Partitioned{AnyArray(detail::bind<triangular_solve_p>(p, a_part, b_part)), want_b};
+  }
+
   template <Element T>
   static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
                                                     std::span<graph::BatchDim const> dims, Array<T> const& a,

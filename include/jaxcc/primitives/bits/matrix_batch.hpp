@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
@@ -109,6 +111,20 @@ struct BatchesLeadingAxes {
   static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
                                                     std::span<graph::BatchDim const> dims, Array<T> const& x) {
     return {bind<Derived>(p, move_axis(x, *dims[0], 0)), 0};
+  }
+  /// Sharded jit: the batch of matrices stays split as it is (the result's
+  /// leading axes are the same batch); each matrix is gathered whole.
+  template <class Params, Element T>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard, Array<T> const& x) {
+    auto want = layouts[0];
+    auto const batch = want.dims.size() - 2;
+    want.dims[batch].clear();
+    want.dims[batch + 1].clear();
+    auto const out = bind<Derived>(p, reshard(AnyArray(x), layouts[0], want).template as<T>());
+    auto out_layout = graph::Layout::replicated(static_cast<std::size_t>(out.ndim()));
+    std::copy(want.dims.begin(), want.dims.begin() + static_cast<std::ptrdiff_t>(batch), out_layout.dims.begin());
+    return graph::Partitioned{AnyArray(out), out_layout};
   }
 };
 
