@@ -240,6 +240,19 @@ TEST_CASE("conv_general_dilated's errors are JAX's", "[conv][errors]") {
         "not a multiple of 2.");
   CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {}, 1, 2); }) ==
         "conv_general_dilated batch_group_count must divide lhs batch dimension size, but 2 does not divide 1.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {}, 0); }) ==
+        "conv_general_dilated feature_group_count must be a positive integer, got 0.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, {}, 1, 0); }) ==
+        "conv_general_dilated batch_group_count must be a positive integer, got 0.");
+  CHECK(message_of([&] {
+          lax::conv_general_dilated(lhs_of({2, 4, 5, 5}), rhs_of({4, 2, 3, 3}), {1, 1}, "SAME", {}, {}, {}, 2, 2);
+        }) == "At most one of batch_group_count and feature_group_count may be > 1, got batch_group_count=2 and "
+              "feature_group_count=2");
+  CHECK(message_of([&] { lax::conv_general_dilated(lhs_of({2, 4, 5, 5}), rhs_of({3, 4, 3, 3}), {1, 1}, "SAME", {}, {}, {}, 1, 2); }) ==
+        "conv_general_dilated rhs output feature dimension size must be a multiple of batch_group_count, but 3 is "
+        "not a multiple of 2.");
+  CHECK(message_of([&] { lax::conv_general_dilated(x, w, {1, 1}, {{0, 0}, {0, 0}}, {1, 0}); }) ==
+        "conv_general_dilated lhs_dilation must be positive, got (1, 0)");
   CHECK(message_of([&] { lax::conv(x, w, {1}, "SAME"); }) ==
         "conv_general_dilated window_strides must have one entry per spatial dimension (2), got (1,)");
   CHECK(message_of([&] { lax::conv(x, w, {1, 0}, "SAME"); }) ==

@@ -181,6 +181,17 @@ TEST_CASE("reduce_window under sharded jit: a split batch stays split", "[reduce
   REQUIRE_THAT(jaxcc::jit(pool)(columns), AllClose(pool(x), 0, 0));
 }
 
+TEST_CASE("reduce_window prints in a jaxpr as JAX prints it", "[reduce_window][make_jaxpr]") {
+  // JAX 0.10.2: jax.make_jaxpr(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (2, 2), 'VALID')) at f32[4,6].
+  auto const jaxpr = jaxcc::make_jaxpr([](Array<float> const& a) {
+    return lax::reduce_window(a, -inf, lax::max, {2, 2}, {2, 2}, "VALID");
+  })(x_of({4, 6}));
+  auto const text = to_string(jaxpr);
+  INFO(text);
+  CHECK(text.find("reduce_window_max[base_dilation=(1, 1) padding=((0, 0), (0, 0)) window_dilation=(1, 1) "
+                  "window_dimensions=(2, 2) window_strides=(2, 2)]") != std::string::npos);
+}
+
 TEST_CASE("reduce_window's errors are JAX's", "[reduce_window][errors]") {
   auto const x = x_of({2, 4, 4});
   CHECK(message_of([&] { lax::reduce_window(x, -inf, lax::max, {2, 2}, {}, "VALID"); }) ==
@@ -191,6 +202,11 @@ TEST_CASE("reduce_window's errors are JAX's", "[reduce_window][errors]") {
         "window_dimensions (1, 2, 2).");
   CHECK(message_of([&] { lax::reduce_window(x, -inf, lax::max, {1, 0, 2}); }) ==
         "reduce_window window_dimensions must have every element be strictly positive, got (1, 0, 2).");
+  CHECK(message_of([&] { lax::reduce_window(x, -inf, lax::max, {1, 2, 2}, {}, "VALID", {1, -1, 1}); }) ==
+        "reduce_window base_dilation must have every element be nonnegative, got (1, -1, 1).");
+  CHECK(message_of([&] { lax::reduce_window(x, -inf, lax::max, {1, 2, 2}, {}, {{0, 0}, {1, 1}}); }) ==
+        "reduce_window got inconsistent padding and window_dimensions: got 2 (lo, hi) pairs for 3 window "
+        "dimensions.");
   CHECK(message_of([&] { lax::reduce_window(x, -inf, lax::max, {1, 2, 2}, {}, "FULL"); }) ==
         "Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got FULL.");
   auto const dilated_max = [](Array<float> const& a) {

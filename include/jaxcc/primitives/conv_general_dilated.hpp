@@ -56,7 +56,7 @@ struct conv_general_dilated_p {
   /// As a jaxpr prints it (parameters in alphabetical order).
   static std::string params_string(Params const& p) {
     auto const tuple = detail::axes_string;
-    auto const pads = pads_string(p.padding);
+    auto const pads = detail::pairs_string(p.padding);
     auto const& d = p.dimension_numbers;
     return "batch_group_count=" + std::to_string(p.batch_group_count) +
            " dimension_numbers=ConvDimensionNumbers(lhs_spec=" + tuple(d.lhs_spec) + ", rhs_spec=" + tuple(d.rhs_spec) +
@@ -117,7 +117,7 @@ struct conv_general_dilated_p {
       auto const in = dilated(dim(lhs, dn.lhs_spec[2 + d]), p.lhs_dilation[d]) + p.padding[d].first + p.padding[d].second;
       if (in < 0)
         detail::throw_error("Negative padding is larger than the size of the corresponding dimension: got padding=",
-                            pads_string(p.padding), " for lhs_shape[2:]=", spatial_shape(lhs, dn.lhs_spec));
+                            detail::pairs_string(p.padding), " for lhs_shape[2:]=", spatial_shape(lhs, dn.lhs_spec));
       auto const window = dilated(dim(rhs, dn.rhs_spec[2 + d]), p.rhs_dilation[d]);
       out[static_cast<std::size_t>(dn.out_spec[2 + d])] = in >= window ? (in - window) / p.window_strides[d] + 1 : 0;
     }
@@ -262,12 +262,7 @@ struct conv_general_dilated_p {
     for (std::size_t d = 2; d < spec.size(); ++d) s.push_back(dim(x, spec[d]));
     return s;
   }
-  static std::string pads_string(std::vector<std::pair<std::int64_t, std::int64_t>> const& pads) {
-    std::string s = "(";
-    for (std::size_t i = 0; i < pads.size(); ++i)
-      s += (i ? ", (" : "(") + std::to_string(pads[i].first) + ", " + std::to_string(pads[i].second) + ")";
-    return s + (pads.size() == 1 ? ",)" : ")");
-  }
+
 
   /// JAX's _reshape_axis_into: axis `src` moved next to (before) the axis
   /// that is `dst` once src is removed, and merged with it.

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -30,6 +31,14 @@ namespace jaxcc::detail {
 
 /// Axes as JAX prints a tuple of ints: `(0, 2)`, `(1,)`, `()`.
 inline std::string axes_string(Axes const& axes) { return to_string(Shape(axes.begin(), axes.end())); }
+
+/// (lo, hi) pairs as JAX prints a tuple of them: `((1, 1), (0, 2))`, `((0, 1),)`.
+inline std::string pairs_string(std::vector<std::pair<std::int64_t, std::int64_t>> const& pairs) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    s += (i ? ", (" : "(") + std::to_string(pairs[i].first) + ", " + std::to_string(pairs[i].second) + ")";
+  return s + (pairs.size() == 1 ? ",)" : ")");
+}
 
 /// Axes as Python prints a list of ints: `[1, 2]`.
 inline std::string axes_list_string(Axes const& axes) {

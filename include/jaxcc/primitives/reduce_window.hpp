@@ -70,11 +70,7 @@ struct WindowParams {
 
   /// As a jaxpr prints them (alphabetical order).
   std::string to_string() const {
-    std::string pads = "(";
-    for (std::size_t i = 0; i < padding.size(); ++i)
-      pads += (i ? ", (" : "(") + std::to_string(padding[i].first) + ", " + std::to_string(padding[i].second) + ")";
-    pads += padding.size() == 1 ? ",)" : ")";
-    return "base_dilation=" + detail::axes_string(base_dilation) + " padding=" + pads +
+    return "base_dilation=" + detail::axes_string(base_dilation) + " padding=" + detail::pairs_string(padding) +
            " window_dilation=" + detail::axes_string(window_dilation) +
            " window_dimensions=" + detail::axes_string(window_dimensions) +
            " window_strides=" + detail::axes_string(window_strides);
@@ -248,6 +244,13 @@ namespace jaxcc::primitives {
 template <class Monoid>
 struct select_and_scatter_add_p;
 
+/// The parameters of select_and_gather_add and select_and_scatter_add, as
+/// a jaxpr prints them: the windows and the comparison that selects.
+template <class Monoid>
+std::string select_params_string(WindowParams const& p) {
+  return p.to_string() + " select_prim=" + (std::same_as<Monoid, WindowMax> ? "ge" : "le");
+}
+
 /// Each window's tangent at the element its operand's window selects
 /// (JAX's select_and_gather_add: the JVP of max and min pooling).
 template <class Monoid>
@@ -263,7 +266,7 @@ struct select_and_gather_add_p {
     return p.output_shape(operand.shape());
   }
   static std::string params_string(Params const& p) {
-    return p.to_string() + " select_prim=" + (std::same_as<Monoid, WindowMax> ? "ge" : "le");
+    return select_params_string<Monoid>(p);
   }
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& tangents, Array<T> const& operand) {
@@ -346,7 +349,7 @@ struct select_and_scatter_add_p {
     return operand.shape();
   }
   static std::string params_string(Params const& p) {
-    return p.to_string() + " select_prim=" + (std::same_as<Monoid, WindowMax> ? "ge" : "le");
+    return select_params_string<Monoid>(p);
   }
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& source, Array<T> const& operand) {
