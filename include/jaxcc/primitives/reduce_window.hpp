@@ -222,6 +222,13 @@ std::int64_t window_choice(WindowWalk const& walk, T const* data, std::int64_t o
   return chosen;
 }
 
+/// The parameters of select_and_gather_add and select_and_scatter_add, as
+/// a jaxpr prints them: the windows and the comparison that selects.
+template <class Monoid>
+std::string select_params_string(primitives::WindowParams const& p) {
+  return p.to_string() + " select_prim=" + (std::same_as<Monoid, primitives::WindowMax> ? "ge" : "le");
+}
+
 /// The partition of select_and_gather_add / select_and_scatter_add: both
 /// operands laid out by WindowParams::kept_splits, which split only
 /// dimensions that the windows' shape and the operand's share, and so the
@@ -244,13 +251,6 @@ namespace jaxcc::primitives {
 template <class Monoid>
 struct select_and_scatter_add_p;
 
-/// The parameters of select_and_gather_add and select_and_scatter_add, as
-/// a jaxpr prints them: the windows and the comparison that selects.
-template <class Monoid>
-std::string select_params_string(WindowParams const& p) {
-  return p.to_string() + " select_prim=" + (std::same_as<Monoid, WindowMax> ? "ge" : "le");
-}
-
 /// Each window's tangent at the element its operand's window selects
 /// (JAX's select_and_gather_add: the JVP of max and min pooling).
 template <class Monoid>
@@ -266,7 +266,7 @@ struct select_and_gather_add_p {
     return p.output_shape(operand.shape());
   }
   static std::string params_string(Params const& p) {
-    return select_params_string<Monoid>(p);
+    return detail::select_params_string<Monoid>(p);
   }
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& tangents, Array<T> const& operand) {
@@ -349,7 +349,7 @@ struct select_and_scatter_add_p {
     return operand.shape();
   }
   static std::string params_string(Params const& p) {
-    return select_params_string<Monoid>(p);
+    return detail::select_params_string<Monoid>(p);
   }
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& source, Array<T> const& operand) {
