@@ -191,4 +191,125 @@ TEST_CASE("arguments on two meshes are an error", "[partition][errors]") {
           "Mesh('x': 4) and on Mesh('x': 2); put them on one mesh");
 }
 
+// The MLP of the examples, scaled down: its first weight used as stored
+// (x @ W) or transposed (x @ W.T, W stored (hidden, in)).
+struct Mlp {
+  Array<float> w1, b1, w2, b2;
+};
+JAXCC_PYTREE(Mlp, w1, b1, w2, b2);
+
+template <bool Transposed>
+Array<float> mlp_loss(Mlp const& p, Array<float> const& x, Array<float> const& y) {
+  Array<float> const xw = Transposed ? jnp::matmul(x, p.w1.T()) : jnp::matmul(x, p.w1);
+  Array<float> const h = jnp::tanh(xw + p.b1);
+  Array<float> const logits = jnp::matmul(h, p.w2) + p.b2;
+  return -jnp::mean(jnp::sum(y * jaxcc::nn::log_softmax(logits, -1), 1));
+}
+
+template <bool Transposed>
+Mlp mlp_step(Mlp const& p, Array<float> const& x, Array<float> const& y) {
+  auto const g = jaxcc::grad(mlp_loss<Transposed>)(p, x, y);
+  return jaxcc::tree::map([](Array<float> const& w, Array<float> const& gw) { return Array<float>(w - 0.1f * gw); }, p, g);
+}
+
+TEST_CASE("the data-parallel MLP step gathers nothing, written with x @ W or x @ W.T", "[partition]") {
+  // Params replicated, the batch split: every equation of the step's
+  // forward and backward programs has a rule that keeps the batch split
+  // (a GatherLog lists those that gathered a split operand).
+  auto const mesh = mesh_of({4}, {"data"});
+  auto const x = jaxcc_test::smooth({16, 12}, 0.3).astype<float>();
+  auto const y = jaxcc::nn::one_hot<float>(jnp::array(std::vector<std::int32_t>{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0}, jaxcc::Shape{16}), 3);
+  auto const replicated = NamedSharding(mesh, P());
+  auto const batch = NamedSharding(mesh, P("data", none));
+  auto const check = [&]<bool Transposed>(std::integral_constant<bool, Transposed>) {
+    INFO((Transposed ? "x @ W.T" : "x @ W"));
+    Mlp const p{jaxcc_test::smooth(Transposed ? jaxcc::Shape{8, 12} : jaxcc::Shape{12, 8}, 0.17, 0.4).astype<float>() * 0.3f,
+                jaxcc_test::smooth({8}, 0.5).astype<float>() * 0.1f, jaxcc_test::smooth({8, 3}, 0.23, 0.9).astype<float>() * 0.3f,
+                jaxcc_test::smooth({3}, 0.7).astype<float>() * 0.1f};
+    auto const want = mlp_step<Transposed>(p, x, y);
+    jaxcc::debug::GatherLog log;
+    auto const got = jaxcc::jit(mlp_step<Transposed>)(jaxcc::device_put(p, replicated), jaxcc::device_put(x, batch),
+                                                      jaxcc::device_put(y, batch));
+    CHECK(log.primitives() == std::vector<std::string>{});
+    REQUIRE_THAT(got.w1, AllClose(want.w1, 1e-5, 1e-6));
+    REQUIRE_THAT(got.b1, AllClose(want.b1, 1e-5, 1e-6));
+    REQUIRE_THAT(got.w2, AllClose(want.w2, 1e-5, 1e-6));
+    REQUIRE_THAT(got.b2, AllClose(want.b2, 1e-5, 1e-6));
+    REQUIRE(got.w1.sharding() == replicated);
+  };
+  check(std::false_type{});
+  check(std::true_type{});
+
+  // The log sees a program that does gather: a concatenation (no rule) of
+  // split operands.
+  jaxcc::debug::GatherLog log;
+  auto const split = jaxcc::device_put(x, batch);
+  jaxcc::jit([](Array<float> const& a) { return jnp::concatenate({a, a}, 1); })(split);
+  REQUIRE(log.primitives() == std::vector<std::string>{"concatenate"});
+}
+
+TEST_CASE("each device writes its part of the outputs, in place or copied", "[partition]") {
+  // Outputs computed by a fused run into a dense part are written in
+  // place; the others (a part that is strided in the global array, a value
+  // output twice, an input returned as it is, a matmul's result) are
+  // copied. All must hold the unsharded values.
+  auto const mesh = mesh_of({2, 2}, {"x", "y"});
+  auto const a = jaxcc_test::smooth({4, 8}, 0.37, 0.2).astype<float>();
+  auto const f = [](Array<float> const& v) {
+    Array<float> const y = jnp::sin(v) * 2.f + v;
+    return std::tuple{y, y, v, jnp::matmul(v, v.T()), Array<float>(y * 3.f)};
+  };
+  auto const [y, y_again, v, vvt, y3] = f(a);
+  for (auto const& spec : {P("x"), P(none, "y"), P("x", "y"), P(axes("x", "y")), P()}) {
+    INFO("a laid out as " << spec);
+    auto const [gy, gy_again, gv, gvvt, gy3] = jaxcc::jit(f)(jaxcc::device_put(a, NamedSharding(mesh, spec)));
+    REQUIRE_THAT(gy, AllClose(y, 1e-6, 1e-6));
+    REQUIRE_THAT(gy_again, AllClose(y_again, 1e-6, 1e-6));
+    REQUIRE_THAT(gv, AllClose(v, 0, 0));
+    REQUIRE_THAT(gvvt, AllClose(vvt, 1e-5, 1e-5));
+    REQUIRE_THAT(gy3, AllClose(y3, 1e-6, 1e-6));
+    REQUIRE(gy.sharding().spec() == spec);
+  }
+}
+
+TEST_CASE("eager ops on sharded arrays run partitioned, laid out as jit lays them out", "[partition][eager]") {
+  auto const mesh = mesh_of({4}, {"data"});
+  auto const a = jaxcc_test::smooth({8, 6}, 0.37, 0.2).astype<float>();
+  auto const b = jaxcc_test::smooth({6, 5}, 0.61, 1.1).astype<float>();
+  auto const split = jaxcc::device_put(a, NamedSharding(mesh, P("data", none)));
+  auto const whole = jaxcc::device_put(b, NamedSharding(mesh, P()));
+
+  // A fused expression: one region, split as its operand.
+  Array<float> const fused = split * 1.5f - jnp::sin(split) * 0.75f;
+  REQUIRE(fused.sharding() == NamedSharding(mesh, P("data")));  // as JAX gives it over Auto mesh axes
+  REQUIRE_THAT(fused, AllClose(Array<float>(a * 1.5f - jnp::sin(a) * 0.75f), 1e-6, 1e-6));
+  // Primitives with rules: rows stay split, a sum over them is replicated.
+  auto const product = jnp::matmul(split, whole);
+  REQUIRE(product.sharding() == NamedSharding(mesh, P("data")));
+  REQUIRE_THAT(product, AllClose(jnp::matmul(a, b), 1e-5, 1e-6));
+  auto const rows = jnp::sum(split, 1);
+  REQUIRE(rows.sharding() == NamedSharding(mesh, P("data")));
+  REQUIRE_THAT(rows, AllClose(jnp::sum(a, 1), 1e-5, 1e-6));
+  auto const total = jnp::sum(split);
+  REQUIRE(total.sharding() == NamedSharding(mesh, P()));
+  REQUIRE_THAT(total, AllClose(jnp::sum(a), 1e-5, 1e-6));
+  // A sharded operand with a plain one: the plain one is whole on every device.
+  Array<float> const shifted = split + jnp::arange<float>(0, 6);
+  REQUIRE(shifted.sharding() == NamedSharding(mesh, P("data")));
+  REQUIRE_THAT(shifted, AllClose(Array<float>(a + jnp::arange<float>(0, 6)), 0, 0));
+  // The same op again (a cached executable) and on other values.
+  Array<float> const columns = a.T();
+  REQUIRE_THAT(jnp::sum(jaxcc::device_put(columns, NamedSharding(mesh, P(none, "data"))) * 2.f, 0),
+               AllClose(Array<float>(jnp::sum(columns * 2.f, 0)), 1e-5, 1e-6));
+  REQUIRE_THAT(jnp::sum(split, 1), AllClose(jnp::sum(a, 1), 1e-5, 1e-6));
+  // Transforms of functions of sharded arrays: traced, then run partitioned.
+  auto const g = jaxcc::grad([](Array<float> const& v) { return jnp::sum(jnp::tanh(v)); })(split);
+  REQUIRE_THAT(g, AllClose(Array<float>(1.f - jnp::square(jnp::tanh(a))), 1e-5, 1e-6));
+  // Operands on two meshes: jit's error.
+  auto const other = jaxcc::device_put(a, NamedSharding(mesh_of({2}, {"data"}), P("data")));
+  REQUIRE(jaxcc_test::message_of([&] { Array<float>(split + other); }) ==
+          "Received incompatible devices for jitted computation: arguments (or out_shardings) are laid out on "
+          "Mesh('data': 4) and on Mesh('data': 2); put them on one mesh");
+}
+
 }  // namespace test_partition

@@ -38,6 +38,7 @@
 #include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 #include "jaxcc/sharding/device.hpp"
+#include "jaxcc/sharding/device_put.hpp"
 #include "jaxcc/sharding/mesh.hpp"
 #include "jaxcc/sharding/mesh_context.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"

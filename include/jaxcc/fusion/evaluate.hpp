@@ -21,7 +21,7 @@ namespace jaxcc::fusion {
 
 template <class Op, class... Args>
 Expr<Op, Args...>::operator Array<value_type>() const {
-  if (!any_leaf_traced(*this)) return evaluate_concrete(*this);
+  if (!any_leaf_traced(*this) && !any_leaf_sharded(*this)) return evaluate_concrete(*this);
   return std::apply(
       [&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<Expr, false>>({*this}, leaves...); },
       leaves_of(*this));

@@ -116,6 +116,12 @@ template <class E>
 bool any_leaf_traced(E const& e) {
   return std::apply([](auto const&... l) { return (l.is_traced() || ...); }, leaves_of(e));
 }
+/// Whether a leaf is laid out on a mesh (then the region runs partitioned).
+template <class E>
+bool any_leaf_sharded(E const& e) {
+  return std::apply([](auto const&... l) { return ((jaxcc::detail::ArrayAccess::impl(l).sharding != nullptr) || ...); },
+                    leaves_of(e));
+}
 template <class E>
 bool every_leaf_traced(E const& e) {
   return std::apply([](auto const&... l) { return (l.is_traced() && ...); }, leaves_of(e));

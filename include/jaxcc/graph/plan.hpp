@@ -153,10 +153,18 @@ class FusedRun {
     }
   }
 
-  /// Appends the run's outputs to `out`.
-  void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {
+  /// Appends the run's outputs to `out`. `into[k]`, where given and not
+  /// null: a dense array of output k's dtype and shape to write it into
+  /// (a device's part of a sharded result) instead of a fresh one.
+  void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
+           std::span<AnyArray const* const> into = {}) const {
     SmallVector<void*, 8> out_data;
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      if (k < into.size() && into[k]) {
+        out.push_back(*into[k]);
+        out_data.push_back(const_cast<void*>(data_of(*into[k])));
+        continue;
+      }
       if (donor_[k] >= 0 && reusable(inputs, static_cast<std::size_t>(donor_[k]))) {
         auto const& in = inputs[static_cast<std::size_t>(donor_[k])];
         out.push_back(in);
@@ -444,9 +452,14 @@ namespace jaxcc::graph {
 
 class Plan {
  public:
+  /// How the plan's outputs are written: into fresh arrays, or also into
+  /// arrays the caller gives (run's `into`: a device's parts of sharded
+  /// results), which only fused runs can write into.
+  enum class Outputs : std::uint8_t { fresh, into_given };
+
   /// `donated[i]`: program input i's buffer may be taken for an output
   /// (jit's donate_argnums); empty: none.
-  explicit Plan(Program program, std::vector<std::uint8_t> donated = {})
+  explicit Plan(Program program, std::vector<std::uint8_t> donated = {}, Outputs outputs = Outputs::fresh)
       : program_(std::move(program)), donated_(std::move(donated)) {
     auto const& trace = *program_.trace;
     auto const& eqs = trace.equations;
@@ -464,11 +477,23 @@ class Plan {
       auto const end = run_end(s);
       bool const fold = end > s && folds_into(s, end);
       // A lone elementwise equation runs as itself, unless it may write
-      // into a donated input or feed a reduction (only a run can).
-      if (end - s >= 2 || (end > s && (any_donated || fold))) add_fused_run(s, end, fold, last_use, is_output);
+      // into a donated input or a given output, or feed a reduction (only
+      // a run can).
+      bool const into_given = outputs == Outputs::into_given && end > s && is_output[eqs[s].outputs[0]->id];
+      if (end - s >= 2 || (end > s && (any_donated || fold || into_given))) add_fused_run(s, end, fold, last_use, is_output);
       else add_step(eqs[s].primitive.get(), nullptr, eqs[s].inputs, eqs[s].outputs, s);
       s = std::max(end + (fold ? 1 : 0), s + 1);
     }
+    // Each step's results that are program outputs (a value output twice:
+    // the first time).
+    for (auto& step : steps_)
+      for (auto id : step.results) {
+        std::int32_t o = -1;
+        for (std::size_t k = 0; k < program_.outputs.size() && o < 0; ++k)
+          if (auto const& var = var_of(program_.outputs[k]); var && var->trace_id == trace.id() && var->id == id)
+            o = static_cast<std::int32_t>(k);
+        step.program_output.push_back(o);
+      }
     // Release each value after the step that reads it last.
     auto const never = std::numeric_limits<std::size_t>::max();
     for (auto& step : steps_)
@@ -494,7 +519,11 @@ class Plan {
   /// The same, appended to `out`. The bookkeeping lives in vectors kept
   /// from call to call (bits/scratch_vector.hpp): with `out`'s capacity
   /// kept too, a steady-state call asks the system allocator for nothing.
-  void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {
+  /// `into[o]`, where given and not null: a dense array of output o's
+  /// dtype and shape that the step computing it writes into, where that
+  /// step is a fused run (else the output is copied there by the caller).
+  void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
+           std::span<AnyArray const* const> into = {}) const {
     auto const& trace = *program_.trace;
     detail::ScratchVector<std::optional<AnyArray>> slot;
     slot->resize(trace.var_count());
@@ -503,8 +532,14 @@ class Plan {
     detail::ScratchVector<AnyArray> operands, results;
     for (auto const& step : steps_) {
       for (auto id : step.operands) operands->push_back(*(*slot)[id]);
-      if (step.run) step.run->run(*operands, *results);
-      else step.primitive->evaluate_into(*operands, *results);
+      if (step.run) {
+        detail::SmallVector<AnyArray const*, 8> targets;
+        if (!into.empty())
+          for (auto const o : step.program_output) targets.push_back(o >= 0 ? into[static_cast<std::size_t>(o)] : nullptr);
+        step.run->run(*operands, *results, std::span<AnyArray const* const>(targets.data(), targets.size()));
+      } else {
+        step.primitive->evaluate_into(*operands, *results);
+      }
       for (std::size_t k = 0; k < results->size(); ++k) (*slot)[step.results[k]] = std::move((*results)[k]);
       operands->clear();
       results->clear();
@@ -522,6 +557,7 @@ class Plan {
     std::shared_ptr<detail::FusedRun const> run;  // set for a fused run
     std::vector<std::uint64_t> operands, results, release;
     std::size_t last_equation;
+    std::vector<std::int32_t> program_output{};  // per result: the program output it is first, or -1
   };
 
   /// One past the last equation of the elementwise run starting at `s`:

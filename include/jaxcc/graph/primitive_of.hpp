@@ -47,6 +47,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <concepts>
 #include <memory>
 #include <optional>
@@ -455,6 +456,44 @@ Trace* find_trace(Operands const&... operands) {
   InnermostTrace innermost;
   for_each_operand_array([&](auto const& a) { innermost.see(detail::ArrayAccess::impl(a).var); }, operands...);
   return innermost.get();
+}
+
+/// Runs one application of a primitive on concrete operands of which some
+/// are laid out on a mesh, partitioned over its devices as a sharded jit of
+/// it would be; nullopt where it cannot (then the kernel runs whole).
+/// Installed where arrays first meet a mesh (sharding/eager.hpp); null
+/// until then, and in a file that never places arrays on a mesh.
+using ShardedApply = std::optional<AnyArray> (*)(std::shared_ptr<PrimitiveBase const> const& primitive,
+                                                 std::span<AnyArray const> operands);
+inline std::atomic<ShardedApply>& sharded_apply() {
+  static std::atomic<ShardedApply> apply{nullptr};
+  return apply;
+}
+
+/// Whether an operand array is laid out on a mesh.
+template <class... Operands>
+bool any_sharded(Operands const&... operands) {
+  bool any = false;
+  for_each_operand_array([&](auto const& a) { any = any || detail::ArrayAccess::impl(a).sharding != nullptr; }, operands...);
+  return any;
+}
+
+/// P applied to operands of which some are laid out on a mesh, run
+/// partitioned (ShardedApply); nullopt where that is not installed or does
+/// not apply.
+template <class P, class... Operands>
+auto apply_sharded(typename P::Params const& params, Operands const&... operands)
+    -> std::optional<decltype(P::impl(params, std::declval<Shape>(), operands...))> {
+  using U = typename decltype(P::impl(params, std::declval<Shape>(), operands...))::value_type;
+  auto const apply = sharded_apply().load(std::memory_order_acquire);
+  if (!apply) return std::nullopt;
+  std::vector<AnyArray> arrays;
+  for_each_operand_array([&](auto const& a) { arrays.emplace_back(a); }, operands...);
+  auto const out = apply(std::make_shared<PrimitiveOf<P, Operands...>>(
+                             params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
+                         arrays);
+  if (!out) return std::nullopt;
+  return out->template as<U>();
 }
 
 /// Record an application of P in `trace`; returns its traced output.

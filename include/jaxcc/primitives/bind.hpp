@@ -1,7 +1,9 @@
 // The one door every primitive goes through: its shape rule first (bad input
 // fails before any work is done, naming the shapes), then either its kernel
-// (all operands concrete) or, when an operand is being traced, a record of
-// the application in the innermost trace (graph/primitive_of.hpp).
+// (all operands concrete), or, when an operand is being traced, a record of
+// the application in the innermost trace (graph/primitive_of.hpp), or, when
+// an operand is laid out on a mesh, the application partitioned over the
+// mesh's devices (sharding/eager.hpp).
 #pragma once
 
 #include "jaxcc/graph/primitive_of.hpp"
@@ -16,6 +18,8 @@ auto bind(typename Primitive::Params const& params, Operands const&... operands)
   auto out_shape = Primitive::shape_rule(params, operands...);
   if (auto* trace = graph::find_trace(operands...))
     return graph::record<Primitive>(*trace, params, std::move(out_shape), operands...);
+  if (graph::any_sharded(operands...)) [[unlikely]]
+    if (auto out = graph::apply_sharded<Primitive>(params, operands...)) return *std::move(out);
   return Primitive::impl(params, std::move(out_shape), operands...);
 }
 

@@ -13,7 +13,8 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/sharding/partition.hpp"
-#include "jaxcc/sharding/sharded_array.hpp"
+#include "jaxcc/sharding/device_put.hpp"
+#include "jaxcc/sharding/eager.hpp"
 
 namespace jaxcc::primitives {
 
@@ -59,7 +60,7 @@ namespace jaxcc::lax {
 /// x, laid out as `sharding` (inside a sharded jit: resharded there).
 template <ArrayLike A>
 Array<value_type_t<A>> with_sharding_constraint(A const& x, NamedSharding const& sharding) {
-  graph::install_value_ops<detail::SpmdOps>();  // the partitioner reshards here (sharding/bits/spmd_ops.hpp)
+  detail::install_mesh_operations();  // the partitioner reshards here (sharding/eager.hpp)
   return detail::bind<primitives::sharding_constraint_p>({sharding}, as_array(x));
 }
 

@@ -10,10 +10,12 @@
 // equation: the per-device program with a spec for each input and output.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,10 +28,42 @@
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/transforms/shard_map.hpp"
 
+namespace jaxcc::debug {
+
+/// The primitives whose equations gathered a split operand while this
+/// thread partitioned programs for sharded jit (by a rule's choice, or for
+/// want of one), recorded while a GatherLog is alive: what a program still
+/// runs whole.
+class GatherLog {
+ public:
+  GatherLog() : outer_(std::exchange(current(), this)) {}
+  GatherLog(GatherLog const&) = delete;
+  GatherLog& operator=(GatherLog const&) = delete;
+  ~GatherLog() { current() = outer_; }
+  std::vector<std::string> const& primitives() const noexcept { return primitives_; }
+
+  /// Records `primitive` in the innermost live log, if any.
+  static void record(std::string_view primitive) {
+    if (auto* log = current(); log && std::find(log->primitives_.begin(), log->primitives_.end(), primitive) == log->primitives_.end())
+      log->primitives_.emplace_back(primitive);
+  }
+
+ private:
+  static GatherLog*& current() {
+    thread_local GatherLog* log = nullptr;
+    return log;
+  }
+  GatherLog* outer_;
+  std::vector<std::string> primitives_;
+};
+
+}  // namespace jaxcc::debug
+
 namespace jaxcc::detail {
 
 /// The PartitionSpec of a layout, without trailing unsplit dimensions (as
-/// JAX shows the shardings it infers: P('data'), P()).
+/// JAX gives the shardings it infers over a mesh of Auto axes: P('data'),
+/// P()).
 inline P spec_of(graph::Layout const& layout) {
   std::vector<P::Entry> entries;
   for (auto const& names : layout.dims) entries.push_back({names, names.size() > 1});
@@ -75,6 +109,13 @@ inline graph::Layout aligned_layout(Shape const& shape, Shape const& result_shap
   return layout;
 }
 
+/// Whether laying a value out as `to` instead of `from` gathers a split.
+inline bool gathers(graph::Layout const& from, graph::Layout const& to) {
+  for (std::size_t d = 0; d < from.dims.size(); ++d)
+    if (!from.dims[d].empty() && from.dims[d] != to.dims[d]) return true;
+  return false;
+}
+
 struct PartitionedProgram {
   graph::Program body;
   std::vector<graph::Layout> out_layouts;
@@ -97,8 +138,13 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
     std::vector<std::optional<std::pair<AnyArray, graph::Layout>>> env(trace.var_count());
     for (std::size_t i = 0; i < inputs.size(); ++i) env[trace.inputs[i]->id] = {inputs[i], in_layouts[i]};
     for (auto const& c : trace.captures) env[c.var->id] = {c.value, graph::Layout::replicated(c.var->shape.size())};
-    graph::Resharder const reshard = graph::values::reshard;
+    std::string_view running;  // the equation's primitive, for the GatherLog
+    graph::Resharder const reshard = [&](AnyArray const& x, graph::Layout const& from, graph::Layout const& to) {
+      if (gathers(from, to)) debug::GatherLog::record(running);
+      return graph::values::reshard(x, from, to);
+    };
     for (auto const& eq : trace.equations) {
+      running = eq.primitive->name();
       std::vector<AnyArray> values;
       std::vector<graph::Layout> layouts;
       for (auto const& v : eq.inputs) {
@@ -140,6 +186,7 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
                                  ? *env[var->id]
                                  : std::pair{global.outputs[o], graph::Layout::replicated(global.outputs[o].shape().size())};
       if (out_constraints[o]) {
+        running = "out_shardings";
         value = reshard(value, layout, *out_constraints[o]);
         layout = *out_constraints[o];
       }
@@ -195,8 +242,12 @@ std::shared_ptr<graph::PrimitiveBase const> partitioned_call(graph::Program cons
   auto partitioned = partition_program(program, mesh, in_layouts, constraints);
   graph::optimize(partitioned.body);
   std::vector<P> out_specs;
-  for (auto const& l : partitioned.out_layouts) out_specs.push_back(spec_of(l));
+  for (auto const& l : partitioned.out_layouts) out_specs.push_back(out ? out->spec() : spec_of(l));  // as asked for
   return std::make_shared<ShardMapCall const>(std::move(partitioned.body), mesh, std::move(in_specs), std::move(out_specs));
 }
 
 }  // namespace jaxcc::detail
+
+// Eager sharded ops are built on the partitioner, and installed by the
+// headers it is built on (transforms/shard_map.hpp): included last.
+#include "jaxcc/sharding/eager.hpp"

@@ -1,4 +1,5 @@
-// Sharded arrays: device_put, x.sharding(), x.addressable_shards().
+// Sharded arrays: how they are laid out in memory, their parts, and
+// x.addressable_shards() (device_put is sharding/device_put.hpp).
 //
 // The devices share memory, so a sharded array keeps the global row-major
 // layout in one allocation in which each device's part lies at its own
@@ -21,11 +22,8 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/sharding/bits/device_threads.hpp"
-#include "jaxcc/sharding/bits/spmd_ops.hpp"
-#include "jaxcc/sharding/mesh_context.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/visualize.hpp"
-#include "jaxcc/tree/map.hpp"
 
 namespace jaxcc {
 
@@ -89,10 +87,14 @@ void write_part(Array<T> const& part, T* out, Shape const& global_shape, PartRan
 
 /// `x` (laid out in the global row-major order) marked as laid out by `sharding`.
 template <Element T>
-Array<T> with_sharding(Array<T> const& x, NamedSharding const& sharding) {
+Array<T> with_sharding(Array<T> const& x, std::shared_ptr<NamedSharding const> sharding) {
   auto impl = ArrayAccess::impl(x);
-  impl.sharding = std::make_shared<NamedSharding const>(sharding);
+  impl.sharding = std::move(sharding);
   return ArrayAccess::make<T>(std::move(impl));
+}
+template <Element T>
+Array<T> with_sharding(Array<T> const& x, NamedSharding const& sharding) {
+  return with_sharding(x, std::make_shared<NamedSharding const>(sharding));
 }
 
 /// A fresh sharded array: each device, on its own thread, writes its part
@@ -110,36 +112,6 @@ Array<T> make_sharded(Shape const& global_shape, NamedSharding const& sharding, 
 }
 
 }  // namespace detail
-
-/// jax.device_put: `x` laid out over the mesh as `sharding` says (copied in
-/// parallel, each device writing its own part). An array already laid out
-/// so is returned as it is; one laid out otherwise is resharded.
-template <Element T>
-Array<T> device_put(Array<T> const& x, NamedSharding const& sharding) {
-  if (x.is_traced())
-    throw Error("device_put: cannot place a traced array of shape " + to_string(x.shape()) +
-                " on devices; call it on concrete arrays, outside the transform");
-  if (auto const& own = detail::ArrayAccess::impl(x).sharding; own && *own == sharding) return x;
-  graph::install_value_ops<detail::SpmdOps>();  // what jit needs for sharded arrays (sharding/bits/spmd_ops.hpp)
-  return detail::make_sharded<T>(x.shape(), sharding, [&](std::size_t, T* out, detail::PartRanges const& ranges) {
-    detail::write_part(detail::part_view(x, ranges), out, x.shape(), ranges);
-  });
-}
-
-/// device_put with a PartitionSpec over the mesh set by set_mesh.
-template <Element T>
-Array<T> device_put(Array<T> const& x, P const& spec) {
-  return device_put(x, NamedSharding(current_mesh("device_put"), spec));
-}
-
-/// device_put of every leaf of a pytree (params, a batch, ...); a fused
-/// expression is placed as the Array it evaluates to.
-template <class Tree, class Placement>
-  requires(!AnArray<Tree> && (std::same_as<Placement, NamedSharding> || std::same_as<Placement, P>))
-auto device_put(Tree const& tree, Placement const& placement) {
-  if constexpr (ArrayLike<Tree>) return device_put(as_array(tree), placement);
-  else return tree::map([&](auto const& leaf) { return device_put(leaf, placement); }, tree);
-}
 
 namespace detail {
 template <class S, Element T>

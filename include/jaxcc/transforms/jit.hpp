@@ -37,6 +37,7 @@
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
+#include "jaxcc/sharding/eager.hpp"
 #include "jaxcc/sharding/partition.hpp"
 #include "jaxcc/transforms/closed_call.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
@@ -484,7 +485,7 @@ auto jit(F f, Options const&... options) {
   ([&] {
     if constexpr (std::same_as<Options, out_shardings_t>) {
       out = options.sharding;
-      graph::install_value_ops<detail::SpmdOps>();  // the plan is partitioned (sharding/bits/spmd_ops.hpp)
+      detail::install_mesh_operations();  // the plan is partitioned, its outputs sharded (sharding/eager.hpp)
     }
   }(), ...);
   return Jitted<F, Statics, Donated>(std::move(f), std::move(out));

@@ -178,11 +178,22 @@ template <class>
 class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<ShardMapCallT<>> {
  public:
   ShardMapCallT(graph::Program program, Mesh mesh, std::vector<P> in_specs, std::vector<P> out_specs)
-      : mesh_(std::move(mesh)), in_specs_(std::move(in_specs)), out_specs_(std::move(out_specs)), plan_(std::move(program)) {
+      : mesh_(std::move(mesh)), in_specs_(std::move(in_specs)), out_specs_(std::move(out_specs)), plan_(std::move(program), {}, graph::Plan::Outputs::into_given) {
+    auto const global = [&](Shape shape, NamedSharding const& s) {
+      for (std::size_t d = 0; d < shape.size(); ++d) shape[d] *= s.num_ways(d);
+      return shape;
+    };
+    for (std::size_t i = 0; i < in_specs_.size(); ++i)
+      in_parts_.push_back(parts_of(in_specs_[i], global(plan_.program().trace->inputs[i]->shape, NamedSharding(mesh_, in_specs_[i]))));
     for (std::size_t o = 0; o < plan_.program().outputs.size(); ++o) {
       auto aval = graph::aval_of(plan_.program().outputs[o]);
-      NamedSharding const s(mesh_, out_specs_[o]);
-      for (std::size_t d = 0; d < aval.shape.size(); ++d) aval.shape[d] *= s.num_ways(d);
+      auto s = std::make_shared<NamedSharding const>(mesh_, out_specs_[o]);
+      aval.shape = global(std::move(aval.shape), *s);
+      out_parts_.push_back(parts_of(out_specs_[o], aval.shape));
+      std::vector<std::uint8_t> writes;
+      for (std::int64_t d = 0; d < mesh_.size(); ++d) writes.push_back(writes_its_part(*s, static_cast<std::size_t>(d)) ? 1 : 0);
+      out_writers_.push_back(std::move(writes));
+      out_shardings_.push_back(std::move(s));
       out_avals_.push_back(std::move(aval));
     }
   }
@@ -325,36 +336,39 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
   }
 
   /// Each device runs the plan on views of its parts of the inputs and
-  /// writes its parts of the outputs into the global results.
+  /// writes its parts of the outputs into the global results: in place
+  /// where its part is dense there (split along leading dimensions) and
+  /// computed by a fused run, else copied once computed.
   std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
-    std::vector<std::vector<PartRanges>> in_parts, out_parts;
-    for (std::size_t i = 0; i < inputs.size(); ++i) in_parts.push_back(parts_of(in_specs_[i], inputs[i].shape()));
     std::vector<AnyArray> outputs;
     std::vector<void*> out_data;
-    std::vector<NamedSharding> out_shardings;
-    for (std::size_t o = 0; o < out_avals_.size(); ++o) {
-      out_shardings.emplace_back(mesh_, out_specs_[o]);
-      out_parts.push_back(parts_of(out_specs_[o], out_avals_[o].shape));
-      with_element_type(out_avals_[o].dtype, [&]<class T>(std::type_identity<T>) {
-        auto [array, data] = allocate<T>(out_avals_[o].shape);
-        outputs.emplace_back(std::move(array));
-        out_data.push_back(data);
-      });
+    for (auto const& aval : out_avals_) {
+      auto [array, data] = allocate_any(aval.dtype, aval.shape);
+      outputs.push_back(std::move(array));
+      out_data.push_back(data);
     }
     run_spmd(mesh_, [&](std::size_t position) {
       std::vector<AnyArray> local;
       for (std::size_t i = 0; i < inputs.size(); ++i)
-        local.push_back(inputs[i].visit([&](auto const& x) { return AnyArray(part_view(x, in_parts[i][position])); }));
-      auto const results = plan_.run(local);
+        local.push_back(inputs[i].visit([&](auto const& x) { return AnyArray(part_view(x, in_parts_[i][position])); }));
+      std::vector<AnyArray> parts(outputs.size());
+      std::vector<AnyArray const*> into(outputs.size(), nullptr);
+      for (std::size_t o = 0; o < outputs.size(); ++o) {
+        if (!out_writers_[o][position]) continue;
+        parts[o] = outputs[o].visit([&](auto const& x) { return AnyArray(part_view(x, out_parts_[o][position])); });
+        if (contiguous(parts[o])) into[o] = &parts[o];
+      }
+      std::vector<AnyArray> results;
+      plan_.run(local, results, into);
       for (std::size_t o = 0; o < results.size(); ++o) {
-        if (!writes_its_part(out_shardings[o], position)) continue;
+        if (!out_writers_[o][position] || data_of(results[o]) == data_of(parts[o])) continue;
         results[o].visit([&]<class T>(Array<T> const& part) {
-          write_part(part, static_cast<T*>(out_data[o]), out_avals_[o].shape, out_parts[o][position]);
+          write_part(part, static_cast<T*>(out_data[o]), out_avals_[o].shape, out_parts_[o][position]);
         });
       }
     });
     for (std::size_t o = 0; o < outputs.size(); ++o)
-      outputs[o] = outputs[o].visit([&](auto const& x) { return AnyArray(with_sharding(x, out_shardings[o])); });
+      outputs[o] = outputs[o].visit([&](auto const& x) { return AnyArray(with_sharding(x, out_shardings_[o])); });
     return outputs;
   }
 
@@ -400,6 +414,11 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
   std::vector<P> in_specs_, out_specs_;
   graph::Plan plan_;
   std::vector<graph::Aval> out_avals_;
+  // Per input and output, each device's part (by mesh position); per
+  // output, its sharding and whether each device writes its part.
+  std::vector<std::vector<PartRanges>> in_parts_, out_parts_;
+  std::vector<std::shared_ptr<NamedSharding const>> out_shardings_;
+  std::vector<std::vector<std::uint8_t>> out_writers_;
 };
 
 /// Python's shape of an aval in errors: float32[8,4].
@@ -488,7 +507,7 @@ class ShardMapped {
  public:
   ShardMapped(F f, std::optional<Mesh> mesh, std::optional<std::vector<P>> in, std::vector<P> out, bool check)
       : f_(std::move(f)), mesh_(std::move(mesh)), in_(std::move(in)), out_(std::move(out)), check_(check) {
-    graph::install_value_ops<SpmdOps>();  // its outputs are sharded arrays
+    install_mesh_operations();  // its outputs are sharded arrays (sharding/eager.hpp)
   }
 
   template <class... Args>
@@ -611,3 +630,8 @@ auto shard_map(F f, Options const&... options) {
 }
 
 }  // namespace jaxcc
+
+// The partitioner and eager sharded ops (which shard_map's entry points
+// install) are built on this header: included last, so that any of them
+// may be included first.
+#include "jaxcc/sharding/partition.hpp"

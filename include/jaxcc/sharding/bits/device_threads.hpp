@@ -7,6 +7,8 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -74,7 +76,9 @@ class DeviceThreads {
     if (on_device_thread())
       throw Error("a sharded computation cannot start another one from inside a device's part of it (nested "
                   "shard_map or sharded jit)");
-    Job job{task, devices.size()};
+    // Shared with the workers: the last one may still be notifying when
+    // this call, having seen the count reach zero, returns.
+    auto const job = std::make_shared<Job>(task, devices.size());
     // One job at a time: two concurrent jobs could each hold some workers
     // while waiting at a collective for the others.
     std::lock_guard serial(serial_);
@@ -82,32 +86,57 @@ class DeviceThreads {
       auto& w = *workers_.at(static_cast<std::size_t>(devices[i].id));
       {
         std::lock_guard lock(w.mutex);
-        w.job = &job;
+        w.job = job;
         w.index = i;
       }
+      // After the unlock, so that a spinning worker that sees it does not
+      // then wait for the mutex; no system call when it is spinning.
+      w.posted.store(true, std::memory_order_release);
       w.wake.notify_one();
     }
-    std::unique_lock lock(job.mutex);
-    job.done_cv.wait(lock, [&] { return job.remaining == 0; });
-    if (job.error) std::rethrow_exception(job.error);
+    auto const finished = [&] { return job->remaining.load(std::memory_order_acquire) == 0; };
+    if (!(devices_have_own_cores() && spin_until(finished))) {
+      std::unique_lock lock(job->mutex);
+      job->done_cv.wait(lock, finished);
+    }
+    if (job->error) std::rethrow_exception(job->error);
   }
 
  private:
   struct Job {
+    Job(std::function<void(std::size_t)> const& t, std::size_t count) : task(t), remaining(count) {}
     std::function<void(std::size_t)> const& task;
-    std::size_t remaining;
+    std::atomic<std::size_t> remaining;
     std::mutex mutex{};
     std::condition_variable done_cv{};
-    std::exception_ptr error{};
+    std::exception_ptr error{};  // set under mutex, before remaining drops
   };
   struct Worker {
     std::mutex mutex;
     std::condition_variable wake;
-    Job* job = nullptr;
+    std::shared_ptr<Job> job;
+    std::atomic<bool> posted{false};  // job is set: read without the mutex while spinning
     std::size_t index = 0;
     bool stopping = false;
     std::thread thread;
   };
+
+  /// Waits up to spin_time for `done()`, yielding the core to any other
+  /// thread that is ready to run on it; whether it became true. Between
+  /// back-to-back calls this saves two wake-ups, each longer than a small
+  /// call's work, and it cannot starve the thread it waits for.
+  template <class Done>
+  static bool spin_until(Done&& done) {
+    auto const until = std::chrono::steady_clock::now() + spin_time;
+    for (int k = 0;; ++k) {
+      if (done()) return true;
+      if (k % 64 == 63) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::yield();
+      }
+    }
+  }
+  static constexpr auto spin_time = std::chrono::microseconds(50);
 
   explicit DeviceThreads(int count) {
     for (int d = 0; d < count; ++d) workers_.push_back(std::make_unique<Worker>());
@@ -120,25 +149,31 @@ class DeviceThreads {
     omp_set_num_threads(team);
     pin(device, team);
     auto& w = *workers_[static_cast<std::size_t>(device)];
+    bool const spin = devices_have_own_cores();
     for (;;) {
-      Job* job = nullptr;
+      std::shared_ptr<Job> job;
       std::size_t index = 0;
+      if (spin) spin_until([&] { return w.posted.load(std::memory_order_acquire); });
       {
         std::unique_lock lock(w.mutex);
-        w.wake.wait(lock, [&] { return w.job != nullptr || w.stopping; });
+        w.wake.wait(lock, [&] { return w.job || w.stopping; });
         if (!w.job) return;
         job = std::exchange(w.job, nullptr);
+        w.posted.store(false, std::memory_order_relaxed);
         index = w.index;
       }
-      std::exception_ptr error;
       try {
         job->task(index);
       } catch (...) {
-        error = std::current_exception();
+        std::lock_guard lock(job->mutex);
+        if (!job->error) job->error = std::current_exception();
       }
-      std::lock_guard lock(job->mutex);
-      if (error && !job->error) job->error = error;
-      if (--job->remaining == 0) job->done_cv.notify_one();
+      if (job->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        // Under the mutex: a caller that found the count above zero is
+        // then either before its check or already waiting.
+        std::lock_guard lock(job->mutex);
+        job->done_cv.notify_one();
+      }
     }
   }
 

@@ -64,4 +64,10 @@ struct SpmdOps {
   }
 };
 
+/// What an entry point where arrays first meet a mesh installs: SpmdOps,
+/// and eager ops on sharded arrays run partitioned. Defined in
+/// sharding/eager.hpp, which every header that calls it includes.
+template <class = void>
+void install_mesh_operations();
+
 }  // namespace jaxcc::detail
