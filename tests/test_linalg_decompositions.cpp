@@ -1,5 +1,5 @@
 // lax::linalg (triangular_solve, cholesky, lu) and jnp::linalg's cholesky,
-// solve, inv, det, slogdet and matrix_power (lax/linalg.hpp,
+// solve, inv, det, slogdet, matrix_power, matrix_rank and lstsq (lax/linalg.hpp,
 // numpy/linalg_decompositions.hpp, numpy/linalg_solve.hpp): values and
 // gradients against JAX's (tests/golden/linalg_decompositions_cases.py;
 // each case named by its Python spelling, written beside its C++ form
@@ -60,14 +60,19 @@ Array<float> b() { return jnp::array({{1.0f, -2.0f}, {0.5f, 3.0f}, {-1.0f, 1.0f}
 Array<float> v() { return jnp::array({1.0f, 2.0f, -3.0f}); }
 Array<float> wide() { return jnp::array({{1.0f, 2.0f, 3.0f, 4.0f}, {2.0f, -1.0f, 0.5f, 1.0f}, {4.0f, 0.0f, 1.0f, -2.0f}}); }
 Array<float> tall() { return wide().T(); }
+Array<float> v4() { return jnp::array({1.0f, -2.0f, 0.5f, 3.0f}); }
+Array<float> b4() { return jnp::array({{1.0f, 0.5f}, {-2.0f, 1.0f}, {0.5f, -1.5f}, {3.0f, 2.0f}}); }
+// Rank 2: the third column is the sum of tall's first two.
+Array<float> defic() { return jnp::array({{1.0f, 2.0f, 3.0f}, {2.0f, -1.0f, 1.0f}, {3.0f, 0.5f, 3.5f}, {4.0f, 1.0f, 5.0f}}); }
 Array<float> top_left(Array<float> const& x, std::int64_t n) { return jaxcc::lax::slice(x, {0, 0}, {n, n}); }
 
 using Fn = std::function<Array<float>(Array<float> const&)>;
 std::vector<std::tuple<std::string, Array<float>, Fn>> cases() {
   using jnp::linalg::cholesky, jnp::linalg::solve, jnp::linalg::inv, jnp::linalg::det, jnp::linalg::slogdet,
       jnp::linalg::matrix_power, jnp::linalg::eigh, jnp::linalg::qr, jnp::linalg::svd, jnp::linalg::svdvals,
-      jnp::linalg::pinv, jnp::linalg::norm;
+      jnp::linalg::pinv, jnp::linalg::matrix_rank, jnp::linalg::lstsq, jnp::linalg::norm;
   auto const squared = [](Array<float> const& x) { return Array<float>(x * x); };
+  auto const as_float = [](Array<std::int32_t> const& k) { return k.astype<float>(); };  // ranks
   auto const lu_part = [](int k) {
     return [k](Array<float> const& x) {
       auto const [factors, pivots, permutation] = la::lu(x);
@@ -119,6 +124,9 @@ std::vector<std::tuple<std::string, Array<float>, Fn>> cases() {
       {"matrix_power(a, 5)", a(), [](auto const& x) { return matrix_power(x, 5); }},
       {"matrix_power(a, -2)", a(), [](auto const& x) { return matrix_power(x, -2); }},
       {"matrix_power(ab, 0)", ab(), [](auto const& x) { return matrix_power(x, 0); }},
+      {"matrix_power(a, -1)", a(), [](auto const& x) { return matrix_power(x, -1); }},
+      {"matrix_power(a, -3)", a(), [](auto const& x) { return matrix_power(x, -3); }},
+      {"matrix_power(ab, -3)", ab(), [](auto const& x) { return matrix_power(x, -3); }},
       {"eigh(spd)[0]", spd(), [](auto const& x) { return std::get<0>(eigh(x)); }},
       {"eigh(spd)[1] ** 2", spd(), [=](auto const& x) { return squared(std::get<1>(eigh(x))); }},
       {"eigh(a)[0]", a(), [](auto const& x) { return std::get<0>(eigh(x)); }},
@@ -142,6 +150,29 @@ std::vector<std::tuple<std::string, Array<float>, Fn>> cases() {
       {"pinv(a)", a(), [](auto const& x) { return pinv(x); }},
       {"pinv(wide)", wide(), [](auto const& x) { return pinv(x); }},
       {"pinv(tall)", tall(), [](auto const& x) { return pinv(x); }},
+      {"matrix_rank(a)", a(), [=](auto const& x) { return as_float(matrix_rank(x)); }},
+      {"matrix_rank(defic)", defic(), [=](auto const& x) { return as_float(matrix_rank(x)); }},
+      {"matrix_rank(jnp.stack([tall, defic]))", jnp::stack({tall(), defic()}),
+       [=](auto const& x) { return as_float(matrix_rank(x)); }},
+      {"matrix_rank(v)", v(), [=](auto const& x) { return as_float(matrix_rank(x)); }},
+      {"matrix_rank(0 * v)", Array<float>(0.0f * v()), [=](auto const& x) { return as_float(matrix_rank(x)); }},
+      {"matrix_rank(a, rtol=2.0)", a(), [=](auto const& x) { return as_float(matrix_rank(x, 2.0)); }},
+      {"lstsq(tall, v4)[0]", tall(), [](auto const& x) { return std::get<0>(lstsq(x, v4())); }},
+      {"lstsq(tall, v4)[1]", tall(), [](auto const& x) { return std::get<1>(lstsq(x, v4())); }},
+      {"lstsq(tall, b4)[0]", tall(), [](auto const& x) { return std::get<0>(lstsq(x, b4())); }},
+      {"lstsq(tall, x)[0] wrt b", b4(), [](auto const& x) { return std::get<0>(lstsq(tall(), x)); }},
+      {"lstsq(tall, b4)[1]", tall(), [](auto const& x) { return std::get<1>(lstsq(x, b4())); }},
+      {"lstsq(tall, b4)[2]", tall(), [=](auto const& x) { return as_float(std::get<2>(lstsq(x, b4()))); }},
+      {"lstsq(tall, b4)[3]", tall(), [](auto const& x) { return std::get<3>(lstsq(x, b4())); }},
+      {"lstsq(tall, v4, rcond=0.5)[0]", tall(), [](auto const& x) { return std::get<0>(lstsq(x, v4(), 0.5)); }},
+      {"lstsq(tall, v4, rcond=0.5)[2]", tall(),
+       [=](auto const& x) { return as_float(std::get<2>(lstsq(x, v4(), 0.5))); }},
+      {"lstsq(wide, v)[0]", wide(), [](auto const& x) { return std::get<0>(lstsq(x, v())); }},
+      {"lstsq(wide, x)[0] wrt b", v(), [](auto const& x) { return std::get<0>(lstsq(wide(), x)); }},
+      {"lstsq(wide, v)[2]", wide(), [=](auto const& x) { return as_float(std::get<2>(lstsq(x, v()))); }},
+      {"lstsq(defic, v4)[0]", defic(), [](auto const& x) { return std::get<0>(lstsq(x, v4())); }},
+      {"lstsq(defic, v4)[1]", defic(), [](auto const& x) { return std::get<1>(lstsq(x, v4())); }},
+      {"lstsq(defic, v4)[2]", defic(), [=](auto const& x) { return as_float(std::get<2>(lstsq(x, v4()))); }},
       {"norm(a, 2)", a(), [](auto const& x) { return norm(x, 2); }},
       {"norm(a, -2)", a(), [](auto const& x) { return norm(x, -2); }},
       {"norm(wide, 'nuc')", wide(), [](auto const& x) { return norm(x, "nuc"); }},
@@ -255,6 +286,56 @@ TEST_CASE("cholesky of a matrix that is not positive definite is NaN, as JAX's",
   CHECK(std::isnan(e[3]));
   CHECK(e[4] == std::sqrt(2.0f));
   CHECK(e[7] == std::sqrt(2.0f));
+}
+
+TEST_CASE("lstsq: residuals in every case, empty inputs, transforms; matrix_rank under vmap and jit",
+          "[linalg][vmap][jit][grad]") {
+  using jaxcc::in_axes;
+  using jaxcc::testing::check_grads, jaxcc::testing::check_jit, jaxcc::testing::check_vmap;
+  // An underdetermined system is solved exactly; its residual is still
+  // computed (JAX's numpy_resid=False), shape (1,) for a vector b.
+  auto const [x, resid, rank, s] = jnp::linalg::lstsq(wide(), v());
+  CHECK(resid.shape() == Shape{1});
+  CHECK(resid.item() < 1e-8f);
+  CHECK(rank.item() == 3);
+  CHECK(jaxcc::testing::allclose(jnp::matmul(wide(), x), v(), 1e-5, 1e-5));
+  // A negative rcond is eps.
+  auto const eps = static_cast<double>(std::numeric_limits<float>::epsilon());
+  CHECK(jaxcc::testing::allclose(std::get<0>(jnp::linalg::lstsq(tall(), b4(), -1.0)),
+                                 std::get<0>(jnp::linalg::lstsq(tall(), b4(), eps)), 0.0, 0.0));
+  // Empty inputs, as JAX's: x zeros, rank 0, no singular values, resid |b|².
+  auto const [x0, resid0, rank0, s0] = jnp::linalg::lstsq(jnp::zeros<float>({0, 3}), jnp::zeros<float>({0, 2}));
+  CHECK(jaxcc::testing::allclose(x0, jnp::zeros<float>({3, 2}), 0.0, 0.0));
+  CHECK(jaxcc::testing::allclose(resid0, jnp::zeros<float>({2}), 0.0, 0.0));
+  CHECK(rank0.item() == 0);
+  CHECK(s0.shape() == Shape{0});
+  auto const [x1, resid1, rank1, s1] = jnp::linalg::lstsq(jnp::zeros<float>({3, 0}), jnp::ones<float>({3}));
+  CHECK(x1.shape() == Shape{0});
+  CHECK(jaxcc::testing::allclose(resid1, jnp::array({3.0f}), 0.0, 0.0));
+  CHECK(rank1.item() == 0);
+  CHECK(s1.shape() == Shape{0});
+  // Integers are solved as float32, as JAX's.
+  auto const [xi, resid_i, rank_i, s_i] = jnp::linalg::lstsq(jnp::array({{1, 2}, {3, 4}}), jnp::array({5, 6}));
+  CHECK(jaxcc::testing::allclose(xi, jnp::array({-4.0f, 4.5f}), 1e-5, 1e-5));
+  // Derivatives of x and of the residuals with respect to a and b, to second order.
+  auto const overdetermined = tall().astype<double>(), under = wide().astype<double>();
+  auto const rhs = b4().astype<double>(), rhs3 = jaxcc_test::smooth({3, 2}, 0.3, 1.0);
+  auto const solution = [](Array<double> const& a, Array<double> const& b) { return std::get<0>(jnp::linalg::lstsq(a, b)); };
+  auto const residuals = [](Array<double> const& a, Array<double> const& b) { return std::get<1>(jnp::linalg::lstsq(a, b)); };
+  REQUIRE_NOTHROW(check_grads(solution, std::tuple{overdetermined, rhs}, 2));
+  REQUIRE_NOTHROW(check_grads(residuals, std::tuple{overdetermined, rhs}, 2));
+  REQUIRE_NOTHROW(check_grads(solution, std::tuple{under, rhs3}, 2));
+  // vmap against a loop, jit against eager, all four results.
+  auto const all = [](Array<double> const& a, Array<double> const& b) { return jnp::linalg::lstsq(a, b); };
+  auto const as = jnp::stack({overdetermined, Array<double>(overdetermined + 0.5 * jnp::eye<double>(4, 3))});
+  REQUIRE_NOTHROW(check_vmap(all, in_axes(0, jaxcc::none), as, rhs));
+  REQUIRE_NOTHROW(check_vmap(all, in_axes(jaxcc::none, 2), overdetermined, jnp::stack({rhs, Array<double>(-rhs)}, 2)));
+  REQUIRE_NOTHROW(check_jit(all, overdetermined, rhs));
+  auto const rank_of = [](Array<double> const& a) { return jnp::linalg::matrix_rank(a); };
+  auto const ranks = jnp::stack({overdetermined, defic().astype<double>(), jnp::zeros<double>({4, 3})});
+  REQUIRE_NOTHROW(check_vmap(rank_of, in_axes(0), ranks));
+  REQUIRE_NOTHROW(check_jit(rank_of, ranks));
+  CHECK(jaxcc::testing::allclose(rank_of(ranks), jnp::array({3, 2, 0}), 0.0, 0.0));
 }
 
 TEST_CASE("linalg under vmap, jit and second derivatives", "[linalg][vmap][jit][grad]") {
@@ -407,6 +488,29 @@ TEST_CASE("linalg: errors", "[linalg][errors]") {
   CHECK(message_of([&] { jnp::linalg::pinv(z({3})); }) ==
         "jnp.linalg.pinv: a must have at least 2 dimensions, got shape (3,)");
   CHECK(jnp::linalg::pinv(z({2, 0, 3})).shape() == Shape{2, 3, 0});  // empty, as JAX's
+  {
+    // An empty matrix: no singular values; full U and V are identities (JAX's svd of zeros((0, 3)) gives
+    // u (0, 0), s (0,), vh eye(3)).
+    auto const [u, s, vh] = jnp::linalg::svd(z({0, 3}));
+    CHECK(u.shape() == Shape{0, 0});
+    CHECK(s.shape() == Shape{0});
+    CHECK(vh.to_vector() == jnp::eye<float>(3).to_vector());
+    CHECK(jnp::linalg::svdvals(z({2, 0})).shape() == Shape{0});
+  }
+  CHECK(message_of([&] { jnp::linalg::lstsq(z({2, 3, 3}), z({2, 3})); }) ==
+        "3-dimensional array given. Array must be two-dimensional");
+  CHECK(message_of([&] { jnp::linalg::lstsq(z({3}), z({3})); }) ==
+        "1-dimensional array given. Array must be two-dimensional");
+  CHECK(message_of([&] { jnp::linalg::lstsq(z({3, 3}), z({3, 3, 1})); }) ==
+        "3-dimensional array given. Array must be one or two-dimensional");
+  CHECK(message_of([&] { jnp::linalg::lstsq(z({3, 3}), z({4})); }) == "Leading dimensions of input arrays must match");
+  CHECK(message_of([&] { jnp::linalg::lstsq(z({}), z({4})); }) == "tuple index out of range");
+  CHECK(message_of([&] { jnp::linalg::lstsq(z({3, 3}), z({})); }) == "tuple index out of range");
+  // An empty matrix has no singular values: no default tolerance (their
+  // max), as JAX's; a given one counts none.
+  CHECK(message_of([&] { jnp::linalg::matrix_rank(z({0, 3})); }) ==
+        "zero-size array to reduction operation max which has no identity (shape (0,), axes (0,))");
+  CHECK(jnp::linalg::matrix_rank(z({2, 3, 0}), 0.1).to_vector() == std::vector<std::int32_t>{0, 0});
 }
 
 }  // namespace test_linalg_decompositions

@@ -2,7 +2,8 @@
 """Golden values for tests/test_linalg_decompositions.cpp, made by JAX
 itself: lax.linalg.triangular_solve, cholesky and lu, and jnp.linalg's
 cholesky, solve, inv, det, slogdet, matrix_power, eigh, qr, svd, svdvals,
-pinv and the singular-value norms on small float32 matrices, each case
+pinv, matrix_rank, lstsq and the singular-value norms on small float32
+matrices (integer results, ranks and pivots, as float32), each case
 named by its Python spelling (the test holds the same spelling beside its
 C++ form), with the gradient of sum(result * weights) (weights 1, 4, 9, ...
 over the result, row-major: not a sum of a row and a column term, which
@@ -38,6 +39,10 @@ b = jnp.array([[1.0, -2.0], [0.5, 3.0], [-1.0, 1.0]], f32)
 v = jnp.array([1.0, 2.0, -3.0], f32)
 wide = jnp.array([[1.0, 2.0, 3.0, 4.0], [2.0, -1.0, 0.5, 1.0], [4.0, 0.0, 1.0, -2.0]], f32)
 tall = wide.T
+v4 = jnp.array([1.0, -2.0, 0.5, 3.0], f32)
+b4 = jnp.array([[1.0, 0.5], [-2.0, 1.0], [0.5, -1.5], [3.0, 2.0]], f32)
+# Rank 2: the third column is the sum of tall's first two.
+defic = jnp.concatenate([tall[:, :2], tall[:, :1] + tall[:, 1:2]], axis=1)
 L = lax.linalg
 la = jnp.linalg
 CASES = {
@@ -86,6 +91,9 @@ CASES = {
     "matrix_power(a, 5)": lambda: (a, lambda x: la.matrix_power(x, 5)),
     "matrix_power(a, -2)": lambda: (a, lambda x: la.matrix_power(x, -2)),
     "matrix_power(ab, 0)": lambda: (ab, lambda x: la.matrix_power(x, 0)),
+    "matrix_power(a, -1)": lambda: (a, lambda x: la.matrix_power(x, -1)),
+    "matrix_power(a, -3)": lambda: (a, lambda x: la.matrix_power(x, -3)),
+    "matrix_power(ab, -3)": lambda: (ab, lambda x: la.matrix_power(x, -3)),
     "eigh(spd)[0]": lambda: (spd, lambda x: la.eigh(x)[0]),
     "eigh(spd)[1] ** 2": lambda: (spd, lambda x: la.eigh(x)[1] ** 2),
     "eigh(a)[0]": lambda: (a, lambda x: la.eigh(x)[0]),
@@ -109,6 +117,29 @@ CASES = {
     "pinv(a)": lambda: (a, lambda x: la.pinv(x)),
     "pinv(wide)": lambda: (wide, lambda x: la.pinv(x)),
     "pinv(tall)": lambda: (tall, lambda x: la.pinv(x)),
+    "matrix_rank(a)": lambda: (a, lambda x: la.matrix_rank(x).astype(f32)),
+    "matrix_rank(defic)": lambda: (defic, lambda x: la.matrix_rank(x).astype(f32)),
+    "matrix_rank(jnp.stack([tall, defic]))":
+        lambda: (jnp.stack([tall, defic]), lambda x: la.matrix_rank(x).astype(f32)),
+    "matrix_rank(v)": lambda: (v, lambda x: la.matrix_rank(x).astype(f32)),
+    "matrix_rank(0 * v)": lambda: (0 * v, lambda x: la.matrix_rank(x).astype(f32)),
+    # An absolute tolerance in JAX (numpy's rtol would be relative: rank 0).
+    "matrix_rank(a, rtol=2.0)": lambda: (a, lambda x: la.matrix_rank(x, rtol=2.0).astype(f32)),
+    "lstsq(tall, v4)[0]": lambda: (tall, lambda x: la.lstsq(x, v4)[0]),
+    "lstsq(tall, v4)[1]": lambda: (tall, lambda x: la.lstsq(x, v4)[1]),
+    "lstsq(tall, b4)[0]": lambda: (tall, lambda x: la.lstsq(x, b4)[0]),
+    "lstsq(tall, x)[0] wrt b": lambda: (b4, lambda x: la.lstsq(tall, x)[0]),
+    "lstsq(tall, b4)[1]": lambda: (tall, lambda x: la.lstsq(x, b4)[1]),
+    "lstsq(tall, b4)[2]": lambda: (tall, lambda x: la.lstsq(x, b4)[2].astype(f32)),
+    "lstsq(tall, b4)[3]": lambda: (tall, lambda x: la.lstsq(x, b4)[3]),
+    "lstsq(tall, v4, rcond=0.5)[0]": lambda: (tall, lambda x: la.lstsq(x, v4, rcond=0.5)[0]),
+    "lstsq(tall, v4, rcond=0.5)[2]": lambda: (tall, lambda x: la.lstsq(x, v4, rcond=0.5)[2].astype(f32)),
+    "lstsq(wide, v)[0]": lambda: (wide, lambda x: la.lstsq(x, v)[0]),
+    "lstsq(wide, x)[0] wrt b": lambda: (v, lambda x: la.lstsq(wide, x)[0]),
+    "lstsq(wide, v)[2]": lambda: (wide, lambda x: la.lstsq(x, v)[2].astype(f32)),
+    "lstsq(defic, v4)[0]": lambda: (defic, lambda x: la.lstsq(x, v4)[0]),
+    "lstsq(defic, v4)[1]": lambda: (defic, lambda x: la.lstsq(x, v4)[1]),
+    "lstsq(defic, v4)[2]": lambda: (defic, lambda x: la.lstsq(x, v4)[2].astype(f32)),
     "norm(a, 2)": lambda: (a, lambda x: la.norm(x, 2)),
     "norm(a, -2)": lambda: (a, lambda x: la.norm(x, -2)),
     "norm(wide, 'nuc')": lambda: (wide, lambda x: la.norm(x, "nuc")),

@@ -1,22 +1,26 @@
 // jnp.linalg's matrix decompositions over the last two axes, any leading
-// axes a batch: cholesky, eigh, qr, svd and svdvals, and pinv (from the
-// SVD, as JAX's). Each calls its lax.linalg function
+// axes a batch: cholesky, eigh, qr, svd and svdvals, and pinv, matrix_rank
+// and lstsq (from the SVD, as JAX's). Each calls its lax.linalg function
 // (lax/linalg.hpp) as JAX's does, after promoting integers to float.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string_view>
 #include <tuple>
 
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/none.hpp"
 #include "jaxcc/lax/linalg.hpp"
 #include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/numpy/linalg.hpp"
+#include "jaxcc/numpy/norm.hpp"
+#include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 
 namespace jaxcc::numpy::linalg {
@@ -95,6 +99,69 @@ Array<float_t<value_type_t<A>>> pinv(A const& a_in, std::optional<double> rtol =
   auto const cutoff = Array<T>(static_cast<T>(tol) * lax::slice(s, start, limit));
   auto const kept = Array<T>(where(s > cutoff, s, std::numeric_limits<T>::infinity()));
   return matmul(detail::matrix_transpose(vh), Array<T>(detail::matrix_transpose(u) / expand_dims(kept, -1)));
+}
+
+/// jnp.linalg.matrix_rank: the rank (int32) of each (..., m, n) matrix, the
+/// number of its singular values above a tolerance: by default the largest
+/// singular value times max(m, n)·eps. A given `rtol` is, as in JAX's code,
+/// the tolerance itself (not scaled by the largest singular value, unlike
+/// numpy's). An input of fewer than two dimensions has rank 1 if any of its
+/// elements is non-zero, else 0.
+template <ArrayLike A>
+Array<std::int32_t> matrix_rank(A const& a_in, std::optional<double> rtol = std::nullopt) {
+  using T = float_t<value_type_t<A>>;
+  auto const a = detail::array_as<T>(a_in);
+  if (a.ndim() < 2) return any(a != T(0)).template astype<std::int32_t>();
+  auto const& shape = a.shape();
+  auto const m = shape[shape.size() - 2], n = shape.back();
+  auto const s = lax::linalg::singular_values(a);
+  if (rtol) return sum(s > static_cast<T>(*rtol), -1);
+  auto const size = static_cast<T>(std::max(m, n));
+  auto const tol = Array<T>(max(s, -1) * size * std::numeric_limits<T>::epsilon());
+  return sum(s > expand_dims(tol, -1), -1);
+}
+
+/// jnp.linalg.lstsq: (x, resid, rank, s) for an (m, n) matrix a and b (m,)
+/// or (m, k), from a's SVD as JAX's: x (n,) or (n, k) the least-squares
+/// solution of a·x = b of least norm, singular values s below rcond times
+/// the largest counting as zero (rcond defaults to max(m, n)·eps; a
+/// negative one is eps); resid each column's squared norm of b - a·x,
+/// shape (k,) ((1,) for a vector b), in every case (JAX's default
+/// numpy_resid=False, not numpy's empty residuals); rank (int32) the number
+/// of singular values kept.
+template <ArrayLike A, ArrayLike B>
+std::tuple<Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>,
+           Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>, Array<std::int32_t>,
+           Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>>
+lstsq(A const& a_in, B const& b_in, std::optional<double> rcond = std::nullopt) {
+  using T = float_t<promote_t<value_type_t<A>, value_type_t<B>>>;
+  auto const a = detail::array_as<T>(a_in);
+  auto b = detail::array_as<T>(b_in);
+  if (a.ndim() == 0 || b.ndim() == 0) detail::throw_error("tuple index out of range");  // JAX's a.shape[0]
+  if (a.shape()[0] != b.shape()[0]) detail::throw_error("Leading dimensions of input arrays must match");
+  bool const vector = b.ndim() == 1;
+  if (vector) b = expand_dims(b, -1);
+  if (a.ndim() != 2) detail::throw_error(a.ndim(), "-dimensional array given. Array must be two-dimensional");
+  if (b.ndim() != 2)
+    detail::throw_error(b.ndim(), "-dimensional array given. Array must be one or two-dimensional");
+  auto const m = a.shape()[0], n = a.shape()[1];
+  auto x = zeros<T>({n, b.shape()[1]});
+  auto s = zeros<T>({0});
+  auto rank = zeros<std::int32_t>(Shape{});
+  if (a.size() != 0) {
+    constexpr T eps = std::numeric_limits<T>::epsilon();
+    auto const cut = rcond ? (*rcond < 0 ? eps : static_cast<T>(*rcond))
+                           : static_cast<T>(static_cast<double>(eps) * static_cast<double>(std::max(m, n)));
+    auto const [u, values, vh] = lax::linalg::svd(a, false);
+    s = values;
+    auto const largest = lax::slice(s, {0}, {1});
+    auto const mask = logical_and(s > T(0), s >= cut * largest);
+    rank = sum(mask);
+    auto const s_inv = where(mask, T(1) / where(mask, s, T(1)), T(0));
+    x = matmul(detail::matrix_transpose(vh), Array<T>(expand_dims(s_inv, -1) * matmul(detail::matrix_transpose(u), b)));
+  }
+  auto const r = norm(Array<T>(b - matmul(a, x)), none, 0);
+  return {vector ? x.reshape({-1}) : x, Array<T>(r * r), rank, s};
 }
 
 }  // namespace jaxcc::numpy::linalg

@@ -76,9 +76,16 @@ struct svd_p : detail::BatchesLeadingAxes<svd_p> {
                                                : Eigen::ComputeThinU | Eigen::ComputeThinV;
     detail::for_each_matrix(xs.count(), 8 * m * n * k, [&](std::int64_t i) {
       using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
-      Eigen::BDCSVD<Matrix> const svd(Matrix(xs[i]), options);
       detail::RowMatrixMap<T> packed(dst + i * rows * cols, rows, cols);
       packed.setZero();
+      if (k == 0) {  // no singular values; full U and V are identities, as JAX's empty SVD gives
+        if (p.compute_uv && p.full_matrices) {
+          packed.block(0, 0, m, m).setIdentity();
+          packed.block(m, 0, n, n).setIdentity();
+        }
+        return;
+      }
+      Eigen::BDCSVD<Matrix> const svd(Matrix(xs[i]), options);
       packed.row(rows - 1).head(k) = svd.singularValues().transpose();
       if (!p.compute_uv) return;
       packed.block(0, 0, m, svd.matrixU().cols()) = svd.matrixU();
