@@ -25,6 +25,15 @@ struct Layout {
       if (!d.empty()) return false;
     return true;
   }
+  /// Whether laying a value out as `to` instead gathers dimension `d`: it
+  /// is split here, and not the same way there.
+  bool gathers(Layout const& to, std::size_t d) const { return !dims[d].empty() && dims[d] != to.dims[d]; }
+  /// Whether laying a value out as `to` instead gathers any dimension.
+  bool gathers(Layout const& to) const {
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (gathers(to, d)) return true;
+    return false;
+  }
   friend bool operator==(Layout const&, Layout const&) = default;
 };
 

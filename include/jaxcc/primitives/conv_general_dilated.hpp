@@ -263,7 +263,6 @@ struct conv_general_dilated_p {
     return s;
   }
 
-
   /// JAX's _reshape_axis_into: axis `src` moved next to (before) the axis
   /// that is `dst` once src is removed, and merged with it.
   template <Element T>

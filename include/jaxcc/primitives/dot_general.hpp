@@ -10,11 +10,11 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <vector>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <omp.h>
 #include <Eigen/Core>

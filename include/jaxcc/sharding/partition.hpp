@@ -109,13 +109,6 @@ inline graph::Layout aligned_layout(Shape const& shape, Shape const& result_shap
   return layout;
 }
 
-/// Whether laying a value out as `to` instead of `from` gathers a split.
-inline bool gathers(graph::Layout const& from, graph::Layout const& to) {
-  for (std::size_t d = 0; d < from.dims.size(); ++d)
-    if (!from.dims[d].empty() && from.dims[d] != to.dims[d]) return true;
-  return false;
-}
-
 struct PartitionedProgram {
   graph::Program body;
   std::vector<graph::Layout> out_layouts;
@@ -140,7 +133,7 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
     for (auto const& c : trace.captures) env[c.var->id] = {c.value, graph::Layout::replicated(c.var->shape.size())};
     std::string_view running;  // the equation's primitive, for the GatherLog
     graph::Resharder const reshard = [&](AnyArray const& x, graph::Layout const& from, graph::Layout const& to) {
-      if (gathers(from, to)) debug::GatherLog::record(running);
+      if (from.gathers(to)) debug::GatherLog::record(running);
       return graph::values::reshard(x, from, to);
     };
     for (auto const& eq : trace.equations) {

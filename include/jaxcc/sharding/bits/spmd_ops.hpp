@@ -28,7 +28,7 @@ Array<T> reshard(Array<T> x, graph::Layout const& from, graph::Layout const& to)
   if (from == to) return x;
   auto const rank = from.dims.size();
   for (std::size_t d = 0; d < rank; ++d)
-    if (!from.dims[d].empty() && from.dims[d] != to.dims[d])
+    if (from.gathers(to, d))
       for (auto axis = from.dims[d].rbegin(); axis != from.dims[d].rend(); ++axis)
         x = lax::all_gather(x, *axis, static_cast<std::int64_t>(d), true);
   primitives::device_part_p::Params part{std::vector<std::vector<std::string>>(rank)};
