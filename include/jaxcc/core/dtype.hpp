@@ -16,6 +16,13 @@ concept Element = std::same_as<T, float> || std::same_as<T, double> ||
                   std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
                   std::same_as<T, std::uint32_t> || std::same_as<T, bool>;
 
+namespace detail {
+/// Element types with a tangent space: derivatives flow through these only
+/// (an integer or bool value's tangent is JAX's float0, always zero).
+template <class T>
+inline constexpr bool is_float = std::is_floating_point_v<T>;
+}  // namespace detail
+
 /// X(T) for each Element type: for overload sets that must name every dtype
 /// (a braced list of arrays and expressions deduces no single T).
 #define JAXCC_FOR_EACH_ELEMENT(X) X(float) X(double) X(std::int32_t) X(std::int64_t) X(std::uint32_t) X(bool)

@@ -366,15 +366,11 @@ struct fused_p {
       using Op = typename X::op_type;
       std::vector<std::string> args;
       std::apply([&](auto const&... a) { (args.push_back(print_node(w, a, inputs, next_leaf)), ...); }, x.args());
-      auto const name = root ? w.name(*root) : w.fresh_name();
-      std::string eqn = name + ":" + graph::type_string(X::dtype(), x.shape()) + " = " + std::string(Op::name);
-      if constexpr (requires { Op::params_string(); }) eqn += "[" + Op::params_string() + "]";
-      if constexpr (requires { Op::print_order; })
-        for (auto i : Op::print_order) eqn += " " + args[static_cast<std::size_t>(i)];
-      else
-        for (auto const& a : args) eqn += " " + a;
-      w.emit(eqn);
-      return name;
+      std::string params;
+      if constexpr (requires { Op::params_string(); }) params = Op::params_string();
+      std::span<int const> order;
+      if constexpr (requires { Op::print_order; }) order = Op::print_order;
+      return w.emit_node(root ? w.name(*root) : w.fresh_name(), X::dtype(), x.shape(), Op::name, params, args, order);
     }
   }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -78,6 +79,20 @@ class JaxprWriter {
   std::string operand(Var const& v) { return name(v); }
 
   void emit(std::string equation) { equations_.back().push_back(std::move(equation)); }
+  /// Emit `name:type = op[params] args...` (the args in `order` when it is
+  /// given) and return `name`. Fused regions print each node through this:
+  /// one definition, rather than the text built in every region's type.
+  std::string emit_node(std::string name, DType dtype, Shape const& shape, std::string_view op, std::string_view params,
+                        std::span<std::string const> args, std::span<int const> order = {}) {
+    std::string eqn = name + ":" + type_string(dtype, shape) + " = " + std::string(op);
+    if (!params.empty()) eqn += "[" + std::string(params) + "]";
+    if (order.empty())
+      for (auto const& a : args) eqn += " " + a;
+    else
+      for (auto i : order) eqn += " " + args[static_cast<std::size_t>(i)];
+    emit(std::move(eqn));
+    return name;
+  }
 
   /// `fusions`: runs of the equations printed as one `fusion` equation each.
   std::string program(Trace const& trace, std::vector<AnyArray> const& outputs, std::span<Capture const> constants,

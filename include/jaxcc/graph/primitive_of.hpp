@@ -218,7 +218,12 @@ class PrimitiveOf final : public PrimitiveBase {
     bool any = false;
     for (auto const& t : tangents) any = any || t.has_value();
     if (!any) return {std::nullopt};
-    if constexpr (has_jvp()) {
+    // An integer or bool output's tangent is zero whatever the operands'; not
+    // instantiating P's rule there keeps a file that binds integer ops (vmap's
+    // batching operations, indexing) from compiling derivative code for them.
+    if constexpr (!detail::is_float<out_element>) {
+      return {std::nullopt};
+    } else if constexpr (has_jvp()) {
       auto const out = outputs[0].as<out_element>();
       auto result = std::apply(
           [&](auto const&... all) { return P::jvp(params_, out, all...); },
@@ -239,7 +244,10 @@ class PrimitiveOf final : public PrimitiveBase {
       result.assign(primals.size(), std::nullopt);
       return result;
     }
-    if constexpr (has_vjp()) {
+    if constexpr (!detail::is_float<out_element>) {  // no cotangent reaches an integer output (as in jvp)
+      result.assign(primals.size(), std::nullopt);
+      return result;
+    } else if constexpr (has_vjp()) {
       auto const ct = cotangents[0]->template as<out_element>();
       auto const out = outputs[0].as<out_element>();
       auto cts = std::apply(

@@ -29,8 +29,6 @@
 
 namespace jaxcc::detail {
 template <class T>
-inline constexpr bool is_float = std::is_floating_point_v<T>;
-template <class T>
 inline constexpr bool is_int = std::is_integral_v<T> && !std::same_as<T, bool>;
 template <class T>
 inline constexpr bool is_unsigned = is_int<T> && std::is_unsigned_v<T>;

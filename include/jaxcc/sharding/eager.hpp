@@ -108,6 +108,7 @@ template <class>
 void install_mesh_operations() {
   graph::install_value_ops<SpmdOps>();
   graph::sharded_apply().store(&apply_partitioned<>, std::memory_order_release);
+  partitioned_call_hook().store(&partitioned_call<>, std::memory_order_release);
 }
 
 }  // namespace jaxcc::detail

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -207,6 +208,19 @@ inline std::optional<Mesh> mesh_of(std::vector<AnyArray> const& operands, std::o
                   "on " + to_string(*mesh) + " and on " + to_string(s->mesh()) + "; put them on one mesh");
   }
   return mesh;
+}
+
+/// How jit reaches partitioned_call: installed with the mesh operations
+/// (install_mesh_operations), wherever arrays first meet a mesh, so that a
+/// file that jits but never places an array on a mesh compiles no
+/// partitioner. Jit only partitions once an array is on a mesh, so by then
+/// some file has installed it.
+using PartitionedCall = std::shared_ptr<graph::PrimitiveBase const> (*)(graph::Program const&, Mesh const&,
+                                                                        std::vector<AnyArray> const&,
+                                                                        std::optional<NamedSharding> const&);
+inline std::atomic<PartitionedCall>& partitioned_call_hook() {
+  static std::atomic<PartitionedCall> hook{nullptr};
+  return hook;
 }
 
 /// jit's executable for arrays laid out on `mesh`: the program partitioned

@@ -376,7 +376,9 @@ class Jitted {
     if (auto const mesh = detail::mesh_of(operands, out_sharding_)) {
       auto inputs = operands;  // values of enclosing traces are whole on every device
       inputs.insert(inputs.end(), closure.begin(), closure.end());
-      call = detail::partitioned_call(program, *mesh, inputs, out_sharding_);
+      auto const partition = detail::partitioned_call_hook().load(std::memory_order_acquire);
+      if (!partition) throw Error("internal error: an array is on a mesh but the partitioner was not installed");
+      call = partition(program, *mesh, inputs, out_sharding_);
     } else {
       call = std::make_shared<detail::ClosedCall const>("jit", std::move(program), donated_leaves(args...));
     }

@@ -26,11 +26,13 @@
 namespace jaxcc::detail {
 
 /// Reverse mode's operation on values (graph/value_ops.hpp): cotangents
-/// are summed where a value is read twice.
+/// are summed where a value is read twice. Only floating values have
+/// cotangents, so only their dtypes get one.
 struct ReverseOps {
   template <Element T>
   static void fill(graph::ValueOps& ops) {
-    ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray { return Array<T>(a.as<T>() + b.as<T>()); };
+    if constexpr (is_float<T>)
+      ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray { return Array<T>(a.as<T>() + b.as<T>()); };
   }
 };
 
