@@ -242,6 +242,13 @@ TEST_CASE("random: grad treats the draws as constants", "[random][grad]") {
   auto const dg = jaxcc::grad(dropout)(jnp::ones<float>({8}));
   auto const keep = jr::bernoulli(k, 0.75, {8}).to_vector();
   for (std::size_t i = 0; i < keep.size(); ++i) CHECK(dg.to_vector()[i] == (keep[i] ? 1.f / 0.75f : 0.f));
+  // A traced key (a jit argument): fold_in and split, whose uint32 outputs
+  // take no cotangent, are recorded in the differentiated program.
+  auto const folded = [](Array<float> const& x, jr::KeyArray const& key) {
+    return jnp::sum(x * jr::uniform(jr::split(jr::fold_in(key, 3), 2)[1], {4}));
+  };
+  auto const gk = jaxcc::jit(jaxcc::grad(folded))(jnp::ones<float>({4}), k);
+  CHECK(gk.to_vector() == jr::uniform(jr::split(jr::fold_in(k, 3), 2)[1], {4}).to_vector());
 }
 
 TEST_CASE("random: a sharded jit that draws gives the unsharded values", "[random][sharding]") {

@@ -108,6 +108,24 @@ TEST_CASE("sort and top_k: derivatives to second order, vmap, jit", "[sorting][g
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(jaxcc::grad(loss), x));
 }
 
+TEST_CASE("searchsorted: its int32 positions are constants under grad and jvp", "[sorting][grad]") {
+  // f(a, x) = sum(x * pos(a, x) + a), with pos = searchsorted(a, x) (left):
+  // 0.5 goes before 1 (position 0), 2.5 between 2 and 3 (position 2). The
+  // positions are piecewise constant, so df/dx = pos and df/da = 1.
+  auto const a = jnp::array({1.0f, 2.0f, 3.0f});
+  auto const x = jnp::array({0.5f, 2.5f});
+  auto const f = [](Array<float> const& sorted, Array<float> const& v) {
+    return jnp::sum(v * jnp::searchsorted(sorted, v).astype<float>()) + jnp::sum(sorted);
+  };
+  auto const [da, dx] = jaxcc::grad(f, jaxcc::argnums<0, 1>)(a, x);
+  CHECK(da.to_vector() == std::vector<float>{1.0f, 1.0f, 1.0f});
+  CHECK(dx.to_vector() == std::vector<float>{0.0f, 2.0f});
+  // Forward mode: the tangent along x = (1, 1) is pos · (1, 1) = 2; along a = (1, 1, 1) it is 3.
+  auto const [value, tangent] = jaxcc::jvp(f, std::tuple{a, x}, std::tuple{jnp::ones<float>({3}), jnp::ones<float>({2})});
+  CHECK(value.item() == 0.5f * 0.0f + 2.5f * 2.0f + 6.0f);
+  CHECK(tangent.item() == 5.0f);
+}
+
 TEST_CASE("searchsorted: vmap over the sorted array, the values, or both", "[sorting][vmap]") {
   auto const sorted = jnp::array({{-1.0, 0.5, 0.5, 2.0, 3.0}, {0.0, 1.0, 1.0, 1.0, 4.0}});
   auto const values = jnp::array({{0.5, 1.0, -2.0}, {5.0, 1.0, 0.25}});

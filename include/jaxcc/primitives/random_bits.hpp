@@ -295,17 +295,6 @@ struct random_fold_in_p {
     }
     return keys.shape();
   }
-  static fusion::Zero<std::uint32_t> jvp(Params const&, Array<std::uint32_t> const&, Array<std::uint32_t> const&,
-                                         Array<std::uint32_t> const&, Array<std::uint32_t> const&,
-                                         Array<std::uint32_t> const&) {
-    return {};
-  }
-  static std::tuple<graph::NoCotangent, graph::NoCotangent> vjp(Params const&, Array<std::uint32_t> const&,
-                                                                Array<std::uint32_t> const&,
-                                                                Array<std::uint32_t> const&,
-                                                                Array<std::uint32_t> const&) {
-    return {};
-  }
   /// Both operands mapped first; an unmapped one is broadcast.
   static std::pair<Array<std::uint32_t>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
                                                                 std::span<graph::BatchDim const> dims,

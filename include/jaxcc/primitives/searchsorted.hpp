@@ -4,7 +4,8 @@
 // "right" the first whose element is greater. The first `batch_dims` axes
 // are shared: a has shape (*batch, n), v (*batch, *rest), the result v's
 // shape — which is how vmap batches a search whose sorted array is mapped.
-// The integer result carries no tangent.
+// The integer result carries no tangent (graph/primitive_of.hpp gives an
+// integer output none, so this primitive declares no derivative rules).
 #pragma once
 
 #include <algorithm>
@@ -44,18 +45,6 @@ struct searchsorted_p {
   static std::string params_string(Params const& p) {
     return std::string("side=") + (p.right ? "right" : "left") +
            (p.batch_dims ? " batch_dims=" + std::to_string(p.batch_dims) : "");
-  }
-
-  template <Element T>
-  static fusion::Zero<std::int32_t> jvp(Params const&, Array<std::int32_t> const&, Array<T> const&, Array<T> const&,
-                                        Array<T> const&, Array<T> const&) {
-    return {};
-  }
-  template <Element T>
-  static std::tuple<graph::NoCotangent, graph::NoCotangent> vjp(Params const&, Array<std::int32_t> const&,
-                                                                Array<std::int32_t> const&, Array<T> const&,
-                                                                Array<T> const&) {
-    return {};
   }
 
   /// Both mapped axes go first (an unmapped operand is broadcast): one more batch axis.
