@@ -44,6 +44,7 @@
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/partition.hpp"
 #include "jaxcc/sharding/partition_spec.hpp"
+#include "jaxcc/sharding/process_arrays.hpp"
 #include "jaxcc/sharding/sharded_array.hpp"
 #include "jaxcc/sharding/visualize.hpp"
 #include "jaxcc/tree/flatten.hpp"

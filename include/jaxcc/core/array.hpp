@@ -43,6 +43,9 @@ struct ArrayImpl {
   /// Set on an array split over devices (sharding/sharded_array.hpp): each
   /// device's part lies at its place in `buffer`, written by that device.
   std::shared_ptr<NamedSharding const> sharding{};
+  /// Set where some of its parts live only in other processes (a mesh that
+  /// spans processes): its values cannot be read here.
+  bool partly_elsewhere = false;
 };
 
 /// The sharding of an array: its own, or one device's (defined in
@@ -63,6 +66,13 @@ auto addressable_shards_of(Array<T> const& x);
   throw Error("Abstract tracer value encountered where concrete value is expected: " + value +
               "\nThe problem arose with `" + std::string(what) +
               "`, which needs the array's values; under a transform only its shape and dtype are known.");
+}
+
+/// JAX's error for reading an array that other processes hold parts of.
+[[noreturn]] inline void throw_not_addressable() {
+  throw Error("Fetching value for `jaxcc::Array` that spans non-addressable (non process local) devices is not "
+              "possible. You can use `jaxcc::process_allgather` to print the global array or use "
+              "`.addressable_shards()` method of jaxcc::Array to inspect the addressable (process local) shards.");
 }
 
 template <Element T>
@@ -212,6 +222,7 @@ class Array {
   friend struct detail::ArrayAccess;
   void require_concrete(std::string_view what) const {
     if (is_traced()) detail::throw_concretization_error(shape(), dtype(), what);
+    if (impl_->partly_elsewhere) detail::throw_not_addressable();
   }
   explicit Array(std::shared_ptr<detail::ArrayImpl const> impl) : impl_(std::move(impl)) {}
 

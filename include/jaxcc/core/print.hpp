@@ -364,6 +364,7 @@ namespace jaxcc {
 /// What JAX's `repr` prints for `x`, e.g. `Array([1, 2, 3], dtype=int32)`.
 template <Element T>
 std::string to_string(Array<T> const& x) {
+  if (detail::ArrayAccess::impl(x).partly_elsewhere) detail::throw_not_addressable();
   std::string body;
   if (x.size() == 0) {
     body = "[], shape=" + to_string(x.shape());

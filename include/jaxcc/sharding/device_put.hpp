@@ -11,6 +11,12 @@
 
 namespace jaxcc {
 
+namespace lax {
+// primitives/sharding_constraint.hpp, which includes this header.
+template <ArrayLike A>
+Array<value_type_t<A>> with_sharding_constraint(A const& x, NamedSharding const& sharding);
+}  // namespace lax
+
 /// jax.device_put: `x` laid out over the mesh as `sharding` says (copied in
 /// parallel, each device writing its own part). An array already laid out
 /// so is returned as it is; one laid out otherwise is resharded.
@@ -21,6 +27,9 @@ Array<T> device_put(Array<T> const& x, NamedSharding const& sharding) {
                 " on devices; call it on concrete arrays, outside the transform");
   if (auto const& own = detail::ArrayAccess::impl(x).sharding; own && *own == sharding) return x;
   detail::install_mesh_operations();  // what jit and eager ops need for sharded arrays
+  // Parts held by other processes reach this one through collectives: a
+  // resharding, as a sharded jit would run it.
+  if (detail::ArrayAccess::impl(x).partly_elsewhere) return lax::with_sharding_constraint(x, sharding);
   return detail::make_sharded<T>(x.shape(), sharding, [&](std::size_t, T* out, detail::PartRanges const& ranges) {
     detail::write_part(detail::part_view(x, ranges), out, x.shape(), ranges);
   });

@@ -9,8 +9,16 @@
 // read by all of them: arrays are immutable, so copies would only cost
 // memory. Reading values back needs no gather, and resharding is one
 // parallel copy in which each device reads whatever it needs.
+//
+// On a mesh that spans processes (jaxcc/distributed.hpp) each process keeps
+// the same global layout but writes only its own devices' parts: the rest
+// of the allocation is never touched, so the system never backs it with
+// memory. A part replicated over several processes is written once in each.
+// Such an array cannot be read whole (JAX's error, below) unless every
+// process holds all of it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
@@ -43,20 +51,50 @@ using PartRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 template <>
 inline NamedSharding const& sharding_or_single_device<NamedSharding>(std::shared_ptr<NamedSharding const> const& s) {
   if (s) return *s;
-  // An array not put on a mesh lives whole on the first device.
-  static NamedSharding const single(Mesh({devices().front()}, Shape{}, {}), P());
+  // An array not put on a mesh lives whole on the process's first device.
+  static NamedSharding const single(Mesh({local_devices().front()}, Shape{}, {}), P());
   return single;
 }
 
-/// Whether the device at mesh position `position` writes its part: parts
-/// replicated over mesh axes the spec leaves out are written by the device
-/// at coordinate 0 along those axes.
-inline bool writes_its_part(NamedSharding const& sharding, std::size_t position) {
+/// Whether the devices at mesh positions `p` and `q` hold the same part of
+/// an array laid out by `sharding` (they differ only along axes it leaves out).
+inline bool hold_same_part(NamedSharding const& sharding, std::size_t p, std::size_t q) {
   auto const& mesh = sharding.mesh();
-  auto const coords = mesh.coordinates(static_cast<std::int64_t>(position));
-  for (std::size_t a = 0; a < coords.size(); ++a)
-    if (coords[a] != 0 && !sharding.spec_uses(mesh.axis_names()[a])) return false;
+  auto const a = mesh.coordinates(static_cast<std::int64_t>(p)), b = mesh.coordinates(static_cast<std::int64_t>(q));
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k] != b[k] && sharding.spec_uses(mesh.axis_names()[k])) return false;
   return true;
+}
+
+/// Whether the device at mesh position `position` writes its part: parts
+/// replicated over mesh axes the spec leaves out are written by the first
+/// of their devices in this process, and by none in another.
+inline bool writes_its_part(NamedSharding const& sharding, std::size_t position) {
+  auto const& devices = sharding.mesh().devices();
+  if (!is_local(devices[position])) return false;
+  for (std::size_t earlier = 0; earlier < position; ++earlier)
+    if (is_local(devices[earlier]) && hold_same_part(sharding, earlier, position)) return false;
+  return true;
+}
+
+/// Whether the mesh of `sharding` has devices of other processes (JAX's
+/// `not is_fully_addressable`).
+inline bool spans_processes(NamedSharding const& sharding) {
+  auto const& devices = sharding.mesh().devices();
+  return !std::all_of(devices.begin(), devices.end(), is_local);
+}
+
+/// Whether some part of an array laid out by `sharding` is held by no
+/// device of this process.
+inline bool misses_parts(NamedSharding const& sharding) {
+  if (process_count() == 1) return false;
+  auto const& devices = sharding.mesh().devices();
+  for (std::size_t p = 0; p < devices.size(); ++p) {
+    bool held = false;
+    for (std::size_t q = 0; q < devices.size() && !held; ++q) held = is_local(devices[q]) && hold_same_part(sharding, p, q);
+    if (!held) return true;
+  }
+  return false;
 }
 
 /// The view of `x` restricted to `ranges`.
@@ -89,6 +127,7 @@ void write_part(Array<T> const& part, T* out, Shape const& global_shape, PartRan
 template <Element T>
 Array<T> with_sharding(Array<T> const& x, std::shared_ptr<NamedSharding const> sharding) {
   auto impl = ArrayAccess::impl(x);
+  impl.partly_elsewhere = sharding && misses_parts(*sharding);
   impl.sharding = std::move(sharding);
   return ArrayAccess::make<T>(std::move(impl));
 }
@@ -120,6 +159,7 @@ auto addressable_shards_of(Array<T> const& x) {
   auto const& sharding = x.template sharding<S>();
   std::vector<Shard<T>> shards;
   for (auto& [device, ranges] : sharding.devices_indices_map(x.shape())) {
+    if (!is_local(device)) continue;
     auto data = part_view(x, ranges);
     shards.push_back({device, std::move(ranges), std::move(data)});
   }

@@ -95,7 +95,7 @@ inline std::uint64_t axes_in(Mesh const& mesh, P const& spec) {
 }
 
 /// The mesh axes named by `bits`, in mesh order, comma-separated.
-inline std::string axes_string(Mesh const& mesh, std::uint64_t bits) {
+inline std::string mesh_axes_string(Mesh const& mesh, std::uint64_t bits) {
   std::string out;
   for (std::size_t a = 0; a < mesh.axis_names().size(); ++a)
     if (bits >> a & 1) out += (out.empty() ? "" : ",") + mesh.axis_names()[a];
@@ -142,11 +142,11 @@ inline void check_replication(graph::Program const& program, Mesh const& mesh, s
     auto const head = "out_specs" + out_paths[o] + " is " + to_string(out_specs[o]);
     if (std::popcount(unmentioned) > 1)
       messages.push_back(head + " which implies that the corresponding output value is only varying across mesh axes {" +
-                         axes_string(mesh, mentioned) + "} and not {" + axes_string(mesh, unmentioned & varies[o]) +
-                         "}, but it was inferred to be possibly varying over {" + axes_string(mesh, varies[o]) + "}");
+                         mesh_axes_string(mesh, mentioned) + "} and not {" + mesh_axes_string(mesh, unmentioned & varies[o]) +
+                         "}, but it was inferred to be possibly varying over {" + mesh_axes_string(mesh, varies[o]) + "}");
     else
       messages.push_back(head + " which implies that the corresponding output value is replicated across mesh axis '" +
-                         axes_string(mesh, unmentioned) + "', but could not infer replication over any axes");
+                         mesh_axes_string(mesh, unmentioned) + "', but could not infer replication over any axes");
   }
   if (messages.empty()) return;
   std::string list;

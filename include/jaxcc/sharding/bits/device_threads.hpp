@@ -3,7 +3,8 @@
 // JAXCC_THREADS_PER_DEVICE threads (the kernels' `omp parallel` regions run
 // on that team), pinned to its share of the cores when there are enough of
 // them. The same worker always runs the same device, so a device's buffers
-// are first touched, and stay warm, on its cores.
+// are first touched, and stay warm, on its cores. A process has workers for
+// its own devices only (local_devices()).
 #pragma once
 
 #include <algorithm>
@@ -32,16 +33,16 @@
 namespace jaxcc::detail {
 
 /// JAXCC_THREADS_PER_DEVICE if set, else the cores shared out evenly among
-/// the devices (at least one each).
+/// the process's devices (at least one each).
 inline int threads_per_device() {
   static int const count = positive_int_from_env("JAXCC_THREADS_PER_DEVICE")
-                               .value_or(std::max(1, omp_get_num_procs() / device_count()));
+                               .value_or(std::max(1, omp_get_num_procs() / local_device_count()));
   return count;
 }
 
 /// Whether every device's team has cores of its own (then they are pinned).
 inline bool devices_have_own_cores() {
-  static bool const own = device_count() * threads_per_device() <= omp_get_num_procs();
+  static bool const own = local_device_count() * threads_per_device() <= omp_get_num_procs();
   return own;
 }
 
@@ -54,7 +55,7 @@ inline bool& on_device_thread() {
 class DeviceThreads {
  public:
   static DeviceThreads& instance() {
-    static DeviceThreads threads(device_count());
+    static DeviceThreads threads(local_device_count());
     return threads;
   }
   DeviceThreads(DeviceThreads const&) = delete;
@@ -70,20 +71,24 @@ class DeviceThreads {
     for (auto& w : workers_) w->thread.join();
   }
 
-  /// Run task(i) on the worker of devices[i] for every i, all at once, and
-  /// wait for them; the first exception a task threw is rethrown here.
+  /// Run task(i) on the worker of devices[i] for every i whose device is
+  /// this process's, all at once, and wait for them; the first exception a
+  /// task threw is rethrown here.
   void run(std::span<Device const> devices, std::function<void(std::size_t)> const& task) {
     if (on_device_thread())
       throw Error("a sharded computation cannot start another one from inside a device's part of it (nested "
                   "shard_map or sharded jit)");
     // Shared with the workers: the last one may still be notifying when
     // this call, having seen the count reach zero, returns.
-    auto const job = std::make_shared<Job>(task, devices.size());
+    auto const local = static_cast<std::size_t>(std::count_if(devices.begin(), devices.end(), is_local));
+    if (local == 0) return;
+    auto const job = std::make_shared<Job>(task, local);
     // One job at a time: two concurrent jobs could each hold some workers
     // while waiting at a collective for the others.
     std::lock_guard serial(serial_);
     for (std::size_t i = 0; i < devices.size(); ++i) {
-      auto& w = *workers_.at(static_cast<std::size_t>(devices[i].id));
+      if (!is_local(devices[i])) continue;
+      auto& w = *workers_.at(local_position(devices[i]));
       {
         std::lock_guard lock(w.mutex);
         w.job = job;
@@ -186,7 +191,7 @@ class DeviceThreads {
     std::vector<int> cores;
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &allowed)) cores.push_back(c);
-    if (static_cast<std::size_t>(device_count() * team) > cores.size()) return;
+    if (static_cast<std::size_t>(local_device_count() * team) > cores.size()) return;
     cpu_set_t mine;
     CPU_ZERO(&mine);
     for (int k = device * team; k < (device + 1) * team; ++k) CPU_SET(cores[static_cast<std::size_t>(k)], &mine);
@@ -198,7 +203,8 @@ class DeviceThreads {
   std::mutex serial_;
 };
 
-/// Run task(i) on the thread of devices[i], for every i, concurrently.
+/// Run task(i) on the thread of devices[i], for every i whose device is this
+/// process's, concurrently.
 inline void run_on_devices(std::span<Device const> devices, std::function<void(std::size_t)> const& task) {
   DeviceThreads::instance().run(devices, task);
 }
