@@ -193,6 +193,7 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
       std::vector<std::uint8_t> writes;
       for (std::int64_t d = 0; d < mesh_.size(); ++d) writes.push_back(writes_its_part(*s, static_cast<std::size_t>(d)) ? 1 : 0);
       out_writers_.push_back(std::move(writes));
+      out_whole_.push_back(replicas(out_specs_[o]) == mesh_.size() ? 1 : 0);
       out_shardings_.push_back(std::move(s));
       out_avals_.push_back(std::move(aval));
     }
@@ -338,8 +339,11 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
   /// Each device runs the plan on views of its parts of the inputs and
   /// writes its parts of the outputs into the global results: in place
   /// where its part is dense there (split along leading dimensions) and
-  /// computed by a fused run, else copied once computed.
+  /// computed by a fused run, else copied once computed. An output every
+  /// device holds whole (out_specs P()) is the writing device's result
+  /// itself, when that is dense: nothing to copy.
   std::vector<AnyArray> run(std::span<AnyArray const> inputs) const {
+    std::vector<std::optional<AnyArray>> whole(out_avals_.size());
     std::vector<AnyArray> outputs;
     std::vector<void*> out_data;
     for (auto const& aval : out_avals_) {
@@ -362,13 +366,19 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
       plan_.run(local, results, into);
       for (std::size_t o = 0; o < results.size(); ++o) {
         if (!out_writers_[o][position] || data_of(results[o]) == data_of(parts[o])) continue;
+        if (out_whole_[o] && contiguous(results[o])) {
+          whole[o] = std::move(results[o]);  // one writer per process: nobody else touches whole[o]
+          continue;
+        }
         results[o].visit([&]<class T>(Array<T> const& part) {
           write_part(part, static_cast<T*>(out_data[o]), out_avals_[o].shape, out_parts_[o][position]);
         });
       }
     });
-    for (std::size_t o = 0; o < outputs.size(); ++o)
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      if (whole[o]) outputs[o] = std::move(*whole[o]);
       outputs[o] = outputs[o].visit([&](auto const& x) { return AnyArray(with_sharding(x, out_shardings_[o])); });
+    }
     return outputs;
   }
 
@@ -419,6 +429,7 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
   std::vector<std::vector<PartRanges>> in_parts_, out_parts_;
   std::vector<std::shared_ptr<NamedSharding const>> out_shardings_;
   std::vector<std::vector<std::uint8_t>> out_writers_;
+  std::vector<std::uint8_t> out_whole_;  // per output: every device holds all of it
 };
 
 /// Python's shape of an aval in errors: float32[8,4].
