@@ -176,6 +176,14 @@ TEST_CASE("a sharded jit matmul across processes", "[distributed]") {
   }
 }
 
+TEST_CASE("eager operations on arrays held across processes run partitioned", "[distributed]") {
+  auto const x = iota({devices() * 2, 3}) * 0.5f;
+  auto const xs = jaxcc::device_put(x, NamedSharding(line(), P("x")));
+  Array<float> const doubled = xs * 2.0f + 1.0f;  // split like xs
+  CHECK_THAT(whole(doubled), AllClose(x * 2.0f + 1.0f, 0, 0));
+  CHECK_THAT(jnp::sum(xs * xs), AllClose(jnp::sum(x * x), 1e-6, 0));  // replicated: readable here
+}
+
 struct Mlp {
   Array<float> w1, b1, w2, b2;
 };
@@ -275,10 +283,10 @@ TEST_CASE("a process that never reaches a collective: the others stop with an er
 
 TEST_CASE("a device that fails in one process stops the collective in every process", "[.fault-failure]") {
   // A 1 GiB product on every device; process 1 may not have the memory.
-  auto const n = std::int64_t{1} << 14;
+  constexpr std::int64_t n = std::int64_t{1} << 14;
   auto const xs = jaxcc::device_put(jnp::ones<float>({devices() * n}), NamedSharding(line(), P("x")));
   auto const f = shard_map(
-      [n](Array<float> const& b) { return lax::psum(jnp::sum(jnp::matmul(b.reshape({n, 1}), b.reshape({1, n}))), "x"); },
+      [](Array<float> const& b) { return lax::psum(jnp::sum(jnp::matmul(b.reshape({n, 1}), b.reshape({1, n}))), "x"); },
       line(), in_specs(P("x")), out_specs(P()));
   if (jaxcc::process_index() == 1) {
     std::ifstream statm("/proc/self/statm");

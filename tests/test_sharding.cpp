@@ -7,6 +7,7 @@
 #include <jaxcc/jaxcc.hpp>
 
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,29 @@ TEST_CASE("devices are numbered from 0", "[sharding][device]") {
   REQUIRE(jaxcc::local_device_count() == jaxcc::device_count());
   for (std::size_t i = 0; i < all.size(); ++i) REQUIRE(all[i].id == static_cast<int>(i));
   REQUIRE(streamed(all[0]) == "CpuDevice(id=0)");
+}
+
+TEST_CASE("one process holds every device, and joins no job once they are enumerated", "[sharding][device]") {
+  REQUIRE(jaxcc::process_index() == 0);
+  REQUIRE(jaxcc::process_count() == 1);
+  REQUIRE(jaxcc::local_device_count() == jaxcc::device_count());
+  for (std::size_t i = 0; i < jaxcc::devices().size(); ++i) {
+    REQUIRE(jaxcc::local_devices()[i] == jaxcc::devices()[i]);
+    REQUIRE(jaxcc::devices()[i].process_index == 0);
+  }
+  // distributed::initialize installs its transport this way; after
+  // devices() it is refused with JAX's message, and nothing changes.
+  struct NoNetwork final : jaxcc::detail::ProcessNetwork {
+    int process_index() const override { return 1; }
+    int process_count() const override { return 2; }
+    void exchange(jaxcc::detail::SpmdRunId, std::span<jaxcc::detail::ProcessMessage const>,
+                  std::span<jaxcc::detail::ProcessMessage const>) override {}
+    void report_failure(jaxcc::detail::SpmdRunId, std::span<int const>, std::string const&) noexcept override {}
+  } network;
+  REQUIRE(message_of([&] { jaxcc::detail::install_process_network(&network); }) ==
+          "jaxcc::distributed::initialize() must be called before any jaxcc calls that might enumerate the devices. "
+          "This includes any computation, but also calls to jaxcc::devices, jaxcc::device_put, and others.");
+  REQUIRE(jaxcc::process_count() == 1);
 }
 
 TEST_CASE("JAXCC_NUM_DEVICES sets the device count", "[sharding][device]") {

@@ -15,12 +15,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <span>
 #include <string>
 #include <thread>
@@ -91,8 +92,10 @@ class MpiNetwork final : public jaxcc::detail::ProcessNetwork {
           std::lock_guard lock(mutex_);
           abandon(requests);
         }
+        std::set<int> waited_for;
+        for (auto const& r : receives) waited_for.insert(r.process);
         std::string peers;
-        for (auto const& r : receives) peers += (peers.empty() ? "" : ", ") + std::to_string(r.process);
+        for (int p : waited_for) peers += (peers.empty() ? "" : ", ") + std::to_string(p);
         throw Error("a collective across processes waited more than " + std::to_string(timeout_.count()) +
                     " ms for process(es) " + (peers.empty() ? std::string("receiving from this one") : peers) +
                     " (process " + std::to_string(rank_) +
@@ -106,14 +109,21 @@ class MpiNetwork final : public jaxcc::detail::ProcessNetwork {
 
   void report_failure(jaxcc::detail::SpmdRunId run, std::span<int const> processes,
                       std::string const& message) noexcept override {
-    std::lock_guard lock(mutex_);
-    if (closed_) return;
-    std::string text(sizeof run, '\0');
-    std::memcpy(text.data(), &run, sizeof run);
-    text += message;
-    for (int p : processes)
-      if (p != rank_)  // small enough to be sent eagerly: this does not wait for the receiver
-        MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, p, failure_tag, comm_);
+    try {  // best effort: a failure to allocate the report leaves the others to time out
+      auto text = std::make_unique<std::string>(sizeof run, '\0');
+      std::memcpy(text->data(), &run, sizeof run);
+      *text += message;
+      std::lock_guard lock(mutex_);
+      if (closed_) return;
+      // Not waited for: the others take it when they next wait on this
+      // process. The text stays alive until the communicator closes.
+      for (int p : processes)
+        if (p != rank_)
+          MPI_Isend(text->data(), static_cast<int>(text->size()), MPI_CHAR, p, failure_tag, comm_,
+                    &report_sends_.emplace_back());
+      report_texts_.push_back(std::move(text));
+    } catch (...) {
+    }
   }
 
   /// Every process waits for the others, then the communicator is freed.
@@ -122,6 +132,7 @@ class MpiNetwork final : public jaxcc::detail::ProcessNetwork {
     if (closed_) return;
     closed_ = true;
     MPI_Barrier(comm_);
+    abandon(report_sends_);  // reports no process took: it ended without waiting on this one
     MPI_Comm_free(&comm_);
   }
 
@@ -200,6 +211,8 @@ class MpiNetwork final : public jaxcc::detail::ProcessNetwork {
   std::mutex mutex_;
   bool closed_ = false;
   std::vector<Report> reports_;
+  std::vector<MPI_Request> report_sends_;
+  std::vector<std::unique_ptr<std::string>> report_texts_;
 };
 
 struct State {
@@ -212,6 +225,19 @@ inline State& state() {
 }
 
 }  // namespace detail
+
+/// jax.distributed.shutdown: wait for every process, then leave the job
+/// (finalizing MPI if initialize started it). Called at exit if the program
+/// did not.
+inline void shutdown() {
+  auto& s = detail::state();
+  if (!s.network) return;
+  s.network->close();
+  if (s.finalize_mpi) {
+    MPI_Finalize();
+    s.finalize_mpi = false;
+  }
+}
 
 /// jax.distributed.initialize: join the job `mpirun` started. Call it first,
 /// before anything enumerates devices, in every process. `timeout` bounds
@@ -248,17 +274,7 @@ inline void initialize(int& argc, char** argv, std::chrono::milliseconds timeout
                   std::to_string(p) + " has " + std::to_string(counts[p]));
   jaxcc::detail::install_process_network(network.get());
   s.network = std::move(network);
-}
-/// jax.distributed.shutdown: wait for every process, then leave the job
-/// (finalizing MPI if initialize started it). Call it once, at the end.
-inline void shutdown() {
-  auto& s = detail::state();
-  if (!s.network) return;
-  s.network->close();
-  if (s.finalize_mpi) {
-    MPI_Finalize();
-    s.finalize_mpi = false;
-  }
+  std::atexit(shutdown);  // a program that returns without shutdown() still leaves the job cleanly
 }
 
 }  // namespace jaxcc::distributed

@@ -34,11 +34,6 @@ namespace jaxcc {
 using ShardIndex = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 namespace detail {
-inline std::string shape_tuple(Shape const& shape) {
-  std::string s = "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 inline Shape shape_of(ShardIndex const& index) {
   Shape shape;
   for (auto const& [start, stop] : index) shape.push_back(stop - start);
@@ -60,8 +55,8 @@ auto make_array_from_callback(Shape const& shape, NamedSharding const& sharding,
     if (!detail::writes_its_part(sharding, p)) continue;
     auto part = as_array(data_callback(held[p].second));
     if (auto const expected = detail::shape_of(held[p].second); part.shape() != expected)
-      throw Error("Expected shard shape " + detail::shape_tuple(expected) +
-                  " doesn't match the single device array shape " + detail::shape_tuple(part.shape()) +
+      throw Error("Expected shard shape " + to_string(expected) +
+                  " doesn't match the single device array shape " + to_string(part.shape()) +
                   ". Shape of Array is " + graph::type_string(dtype_of<T>, shape) + " with sharding " +
                   to_string(sharding));
     parts[p] = std::move(part);
@@ -129,7 +124,7 @@ Array<value_type_t<A>> make_array_from_process_local_data(NamedSharding const& s
     if (global_shape && *global_shape != local_shape)
       throw Error("When calling `make_array_from_process_local_data` on a single process, global_shape should be "
                   "None or equal to local_data.shape.Got global_shape=" +
-                  detail::shape_tuple(*global_shape) + " and local_data.shape=" + detail::shape_tuple(local_shape) +
+                  to_string(*global_shape) + " and local_data.shape=" + to_string(local_shape) +
                   ".");
     return device_put(local, sharding);
   }
@@ -137,8 +132,8 @@ Array<value_type_t<A>> make_array_from_process_local_data(NamedSharding const& s
   if (global_shape) {
     shape = *global_shape;
     if (shape.size() != local_shape.size())
-      throw Error("make_array_from_process_local_data: global_shape " + detail::shape_tuple(shape) +
-                  " has another rank than local_data.shape " + detail::shape_tuple(local_shape));
+      throw Error("make_array_from_process_local_data: global_shape " + to_string(shape) +
+                  " has another rank than local_data.shape " + to_string(local_shape));
   } else {
     bool uniform = true;
     std::string partial = "(";
@@ -162,7 +157,7 @@ Array<value_type_t<A>> make_array_from_process_local_data(NamedSharding const& s
       throw Error("Invalid host data, each dimension should match either global or process shape. In dimension " +
                   std::to_string(d) + ", the process data has " + std::to_string(local_shape[d]) +
                   " elements. Process addresses " + std::to_string(slice) +
-                  " elements and global_shape=" + detail::shape_tuple(shape) + ".");
+                  " elements and global_shape=" + to_string(shape) + ".");
   }
   // Each of this process's part starts, per dimension, in order: the k-th
   // distinct start is the k-th block of the local data.

@@ -113,14 +113,17 @@ class SpmdExchange {
   void report_failure(std::exception_ptr const& error) const noexcept {
     auto* network = process_network();
     if (!spans_processes() || !network) return;
-    std::string message = "a device of process " + std::to_string(network->process_index()) + " failed";
-    try {
-      std::rethrow_exception(error);
-    } catch (std::exception const& e) {
-      message += ": " + std::string(e.what());
+    try {  // the report is best effort: a failure to allocate it loses only the detail
+      std::string message = "a device of process " + std::to_string(network->process_index()) + " failed";
+      try {
+        std::rethrow_exception(error);
+      } catch (std::exception const& e) {
+        message += ": " + std::string(e.what());
+      } catch (...) {
+      }
+      network->report_failure(run_, processes_, message);
     } catch (...) {
     }
-    network->report_failure(run_, processes_, message);
   }
 
   /// One slot per device (by mesh position), written only by its device
