@@ -72,8 +72,9 @@ class MpiNetwork final : public jaxcc::detail::ProcessNetwork {
           check(MPI_Isend(data, bytes, MPI_BYTE, s.process, data_tag, comm_, &requests.emplace_back()), "MPI_Isend");
         });
     }
-    auto const deadline = std::chrono::steady_clock::now() + timeout_;
-    for (int polls = 0;; ++polls) {
+    auto const start = std::chrono::steady_clock::now();
+    auto const deadline = start + timeout_;
+    for (;;) {
       {
         std::lock_guard lock(mutex_);
         int done = 0;
@@ -87,7 +88,8 @@ class MpiNetwork final : public jaxcc::detail::ProcessNetwork {
           throw;
         }
       }
-      if (std::chrono::steady_clock::now() > deadline) {
+      auto const now = std::chrono::steady_clock::now();
+      if (now > deadline) {
         {
           std::lock_guard lock(mutex_);
           abandon(requests);
@@ -101,9 +103,11 @@ class MpiNetwork final : public jaxcc::detail::ProcessNetwork {
                     " (process " + std::to_string(rank_) +
                     "): a process stopped, or the processes are not running the same program");
       }
-      // Spin briefly (a collective's partners are usually close behind),
-      // then let the device threads have the cores.
-      if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      // A collective's partners are usually close behind: poll, yielding
+      // the core to any thread that is ready, for a few milliseconds, then
+      // poll less often.
+      if (now - start < std::chrono::milliseconds(5)) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
 
