@@ -238,10 +238,6 @@ TEST_CASE("linalg decompositions match JAX: values and gradients", "[linalg]") {
           lower[static_cast<std::size_t>(i * n + j)] =
               g.grad[static_cast<std::size_t>(i * n + j)] + (i == j ? 0.0 : g.grad[static_cast<std::size_t>(j * n + i)]);
       CHECK(differences(jaxcc_test::as_doubles(grad_of_f()), lower, 2e-5) == "");
-    } else if (name == "qr(tall, mode='complete')[0] ** 2") {  // JAX has this one; jaxcc not yet
-      CHECK(message_of(grad_of_f) ==
-            "qr: the derivative of the complete decomposition (full_matrices=True) of a tall matrix is not implemented "
-            "in jaxcc");
     } else {
       CHECK(differences(jaxcc_test::as_doubles(grad_of_f()), g.grad, 2e-5) == "");
     }
@@ -387,6 +383,17 @@ TEST_CASE("linalg under vmap, jit and second derivatives", "[linalg][vmap][jit][
     REQUIRE_NOTHROW(check_vmap(fn, in_axes(1), jnp::swapaxes(xs, 0, 1)));
     REQUIRE_NOTHROW(check_jit(fn, xs));
     REQUIRE_NOTHROW(check_grads(fn, std::tuple{x}, 2));
+  }
+  // The complete Q and R of a tall matrix (the completion's derivative,
+  // arXiv:2409.13374), at the full-rank matrix of JAX's gradients above.
+  auto const tall = test_linalg_decompositions::tall().astype<double>();
+  for (auto const& [name, f] : std::vector<std::pair<std::string, std::function<Array<double>(Array<double> const&)>>>{
+           {"qr q, complete", [=](Array<double> const& a) { return sq(std::get<0>(jnp::linalg::qr(a, "complete"))); }},
+           {"qr r, complete", [=](Array<double> const& a) { return sq(std::get<1>(jnp::linalg::qr(a, "complete"))); }}}) {
+    INFO(name);
+    auto const fn = f;
+    REQUIRE_NOTHROW(check_vmap(fn, in_axes(0), jnp::stack(std::vector<Array<double>>{tall, Array<double>(tall * 0.5 + 0.1)})));
+    REQUIRE_NOTHROW(check_grads(fn, std::tuple{tall}, 2));
   }
   for (auto const& [name, f] : std::vector<std::pair<std::string, std::function<Array<double>(Array<double> const&, Array<double> const&)>>>{
            {"triangular_solve left", tri}, {"triangular_solve right transposed", tri_right_t}, {"solve", solve}}) {

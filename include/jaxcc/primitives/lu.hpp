@@ -94,10 +94,10 @@ struct lu_p : detail::BatchesLeadingAxes<lu_p> {
     return detail::batch_matmul(detail::matrix_transpose(f.p), pa_bar);
   }
 
- private:
-  /// The packed output read for the derivatives: L (m × m, unit lower), U
-  /// (n × n, upper; the identity continues it past row min(m, n)) and the
-  /// permutation as a matrix P (P x permutes x's rows).
+  /// The packed output read for the derivatives (and by qr's, which
+  /// solves with it): L (m × m, unit lower), U (n × n, upper; the identity
+  /// continues it past row min(m, n)) and the permutation as a matrix P (P x
+  /// permutes x's rows), so that P a = L U.
   template <Element T>
   struct Factors {
     Array<T> l, u, p;
@@ -117,6 +117,7 @@ struct lu_p : detail::BatchesLeadingAxes<lu_p> {
     }
   };
 
+ private:
   /// Padding (or, negative, cropping) of the last axis only, for lax::pad.
   static pad_p::PaddingConfig last_axis_padding(std::int64_t rank, std::int64_t lo, std::int64_t hi) {
     pad_p::PaddingConfig config(static_cast<std::size_t>(rank), {0, 0, 0});

@@ -6,12 +6,17 @@
 // then Rᵀ's; lax::linalg::qr slices them apart. Each matrix is one
 // Eigen::HouseholderQR (signs as its Householder reflections make them).
 //
-// Derivatives: JAX's qr_jvp_rule, but for full_matrices of a tall matrix
-// (not yet here). For m >= n, with Y = ẋ R⁻¹, M = Qᵀ Y, Ω = tril(M, -1) -
-// tril(M, -1)ᵀ: Q̇ = Q (Ω - M) + Y, Ṙ = (M - Ω) R; a wide matrix [x1 x2]
-// takes that for x1 and Ṙ2 = Q̇ᵀ x2 + Qᵀ ẋ2. The VJP is its transpose: with
+// Derivatives: JAX's qr_jvp_rule. For m >= n, with Y = ẋ R⁻¹, M = Qᵀ Y,
+// Ω = tril(M, -1) - tril(M, -1)ᵀ: Q̇ = Q (Ω - M) + Y, Ṙ = (M - Ω) R; a wide
+// matrix [x1 x2] takes that for x1 and Ṙ2 = Q̇ᵀ x2 + Qᵀ ẋ2. The complete Q
+// of a tall matrix, [Q1 Q2] with Q1 the thin one (rows split n | m - n:
+// Q1 = [Qa; Qb]), takes arXiv:2409.13374's completion, as JAX: with
+// Z = Qb (Qa - I)⁻¹, Q̇2 = Q̇1 Zᵀ - (Q1 + Q2 Z)(Q̇b - Z Q̇a)ᵀ, and Ṙ is the
+// thin Ṙ above zero rows. The VJP is its transpose: with
 // A = Qᵀ Q̄ - R̄ Rᵀ, M̄ = tril(A - Aᵀ, -1) - A, x̄ = (Q̄ + Q M̄) R⁻ᵀ (a wide
-// matrix adds x2 R̄2ᵀ to Q̄ first, and x̄2 = Q R̄2).
+// matrix adds x2 R̄2ᵀ to Q̄ first, and x̄2 = Q R̄2; the complete Q of a tall
+// one adds Q̄2 Z to Q̄1 and, with D̄ = -Q̄2ᵀ (Q1 + Q2 Z), D̄ to Q̄b and -Zᵀ D̄
+// to Q̄a).
 #pragma once
 
 #include <algorithm>
@@ -29,6 +34,7 @@
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 #include "jaxcc/primitives/concatenate.hpp"
+#include "jaxcc/primitives/lu.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/triangular_solve.hpp"
 
@@ -72,9 +78,20 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
 
   template <Element T>
   static Array<T> jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& x_dot) {
-    check_differentiable(p, x);
     auto const [q, r] = unpack(out, x);
     auto const m = q.shape()[q.shape().size() - 2], n = x.shape().back(), last = x.ndim() - 1;
+    if (p.full_matrices && m > n) {
+      auto const q1 = columns(q, 0, n);
+      auto const [q1_dot, r1_dot] = thin_jvp(q1, rows(r, 0, n), x_dot);
+      auto const z = completion(q, n);
+      auto const d = Array<T>(rows(q1_dot, n, m) - detail::batch_matmul(z, rows(q1_dot, 0, n)));
+      auto const q2_dot = Array<T>(detail::batch_matmul(q1_dot, detail::matrix_transpose(z)) -
+                                   detail::batch_matmul(completed(q, z, n), detail::matrix_transpose(d)));
+      auto zero_rows = r1_dot.shape();
+      zero_rows[zero_rows.size() - 2] = m - n;
+      return pack(lax::concatenate(std::vector<Array<T>>{q1_dot, q2_dot}, last),
+                  lax::concatenate(std::vector<Array<T>>{r1_dot, detail::filled<T>(zero_rows, 0)}, last - 1));
+    }
     if (m >= n) {
       auto const [q_dot, r_dot] = thin_jvp(q, r, x_dot);
       return pack(q_dot, r_dot);
@@ -88,10 +105,18 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
 
   template <Element T>
   static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const& out, Array<T> const& x) {
-    check_differentiable(p, x);
     auto const [q, r] = unpack(out, x);
     auto const [q_bar, r_bar] = unpack(ct, x);
     auto const m = q.shape()[q.shape().size() - 2], n = x.shape().back();
+    if (p.full_matrices && m > n) {
+      auto const z = completion(q, n);
+      auto const q2_bar = columns(q_bar, n, m);
+      auto const d_bar = Array<T>(-detail::batch_matmul(detail::matrix_transpose(q2_bar), completed(q, z, n)));
+      auto const moved = lax::concatenate(
+          std::vector<Array<T>>{Array<T>(-detail::batch_matmul(detail::matrix_transpose(z), d_bar)), d_bar}, x.ndim() - 2);
+      auto const q1_bar = Array<T>(columns(q_bar, 0, n) + detail::batch_matmul(q2_bar, z) + moved);
+      return thin_vjp(columns(q, 0, n), rows(r, 0, n), q1_bar, rows(r_bar, 0, n));
+    }
     if (m >= n) return thin_vjp(q, r, q_bar, r_bar);
     auto const r2_bar = columns(r_bar, m, n);
     auto const q_bar_all = Array<T>(q_bar + detail::batch_matmul(columns(x, m, n), detail::matrix_transpose(r2_bar)));
@@ -113,13 +138,25 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
   }
 
  private:
-  /// JAX has this derivative too (arXiv:2409.13374); jaxcc not yet.
+  /// Z = Qb (Qa - I)⁻¹ of the complete Q (m × m) of a tall matrix, its thin
+  /// part's rows split n | m - n: Zᵀ solves (Qa - I)ᵀ Zᵀ = Qbᵀ, through
+  /// P (Qa - I) = L U as (Qa - I)ᵀ = Uᵀ Lᵀ P.
   template <Element T>
-  static void check_differentiable(Params const& p, Array<T> const& x) {
-    auto const m = x.shape()[x.shape().size() - 2], n = x.shape().back();
-    if (p.full_matrices && m > n)
-      throw Error("qr: the derivative of the complete decomposition (full_matrices=True) of a tall matrix is not "
-                  "implemented in jaxcc");
+  static Array<T> completion(Array<T> const& q, std::int64_t n) {
+    auto const m = q.shape()[q.shape().size() - 2];
+    auto const q1 = columns(q, 0, n);
+    auto const a = Array<T>(rows(q1, 0, n) - detail::identity_matrix<T>(n));
+    lu_p::Factors<T> const lu(detail::bind<lu_p>({}, a));
+    auto const y = detail::bind<triangular_solve_p>({true, false, true, false}, lu.u,
+                                                    detail::matrix_transpose(rows(q1, n, m)));
+    auto const w = detail::bind<triangular_solve_p>({true, true, true, true}, lu.l, y);
+    return detail::matrix_transpose(detail::batch_matmul(detail::matrix_transpose(lu.p), w));
+  }
+  /// Q1 + Q2 Z.
+  template <Element T>
+  static Array<T> completed(Array<T> const& q, Array<T> const& z, std::int64_t n) {
+    auto const m = q.shape()[q.shape().size() - 2];
+    return Array<T>(columns(q, 0, n) + detail::batch_matmul(columns(q, n, m), z));
   }
 
   /// JAX's _thin_qr_jvp (m >= n): (Q̇, Ṙ).
@@ -148,6 +185,14 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
     return lax::concatenate(std::vector<Array<T>>{q, detail::matrix_transpose(r)}, q.ndim() - 2);
   }
 
+  /// Rows [first, last) of each matrix of x.
+  template <Element T>
+  static Array<T> rows(Array<T> const& x, std::int64_t first, std::int64_t last) {
+    auto const r = static_cast<std::size_t>(x.ndim());
+    Axes start(r, 0), limit(x.shape().begin(), x.shape().end());
+    start[r - 2] = first, limit[r - 2] = last;
+    return detail::bind<slice_p>({start, limit, {}}, x);
+  }
   /// Columns [first, last) of each matrix of x.
   template <Element T>
   static Array<T> columns(Array<T> const& x, std::int64_t first, std::int64_t last) {
