@@ -233,6 +233,19 @@ TEST_CASE("arrays from each process's data, and gathered back", "[distributed]")
     CHECK(shards[0].index[0].first == 4 * me);
     CHECK_THAT(shards[1].data, AllClose(rows_here(jaxcc::slice(2, 4)), 0, 0));
   }
+  SECTION("local data that is neither the global nor the process's extent is refused, as JAX refuses it") {
+    CHECK(message_of([&] {
+            (void)jaxcc::make_array_from_process_local_data(NamedSharding(line(), P("x")), iota({3, 3}),
+                                                            jaxcc::Shape{4 * n, 3});
+          }) == "Invalid host data, each dimension should match either global or process shape. In dimension 0, the "
+                "process data has 3 elements. Process addresses 4 elements and global_shape=(" +
+                    std::to_string(4 * n) + ", 3).");
+    CHECK(message_of([&] {
+            (void)jaxcc::make_array_from_process_local_data(NamedSharding(line(), P("x")), rows_here,
+                                                            jaxcc::Shape{4 * n});
+          }) == "make_array_from_process_local_data: global_shape (" + std::to_string(4 * n) +
+                    ",) has another rank than local_data.shape (4, 3)");
+  }
   SECTION("a dimension given whole is the same in every process") {
     auto const same = iota({2, 6});
     auto const global =

@@ -128,13 +128,8 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
   /// Q (..., m, c) and R (..., c, n) of a packed output, for an m × n input.
   template <Element T>
   static std::pair<Array<T>, Array<T>> unpack(Array<T> const& packed, Array<T> const& x) {
-    auto const r = static_cast<std::size_t>(packed.ndim());
-    auto const m = x.shape()[r - 2];
-    Axes start(r, 0), limit(packed.shape().begin(), packed.shape().end());
-    limit[r - 2] = m;
-    auto const q = detail::bind<slice_p>({start, limit, {}}, packed);
-    start[r - 2] = m, limit[r - 2] = packed.shape()[r - 2];
-    return {q, detail::matrix_transpose(detail::bind<slice_p>({start, limit, {}}, packed))};
+    auto const m = x.shape()[x.shape().size() - 2], total = packed.shape()[packed.shape().size() - 2];
+    return {rows(packed, 0, m), detail::matrix_transpose(rows(packed, m, total))};
   }
 
  private:
@@ -188,17 +183,18 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
   /// Rows [first, last) of each matrix of x.
   template <Element T>
   static Array<T> rows(Array<T> const& x, std::int64_t first, std::int64_t last) {
-    auto const r = static_cast<std::size_t>(x.ndim());
-    Axes start(r, 0), limit(x.shape().begin(), x.shape().end());
-    start[r - 2] = first, limit[r - 2] = last;
-    return detail::bind<slice_p>({start, limit, {}}, x);
+    return along(x, x.ndim() - 2, first, last);
   }
   /// Columns [first, last) of each matrix of x.
   template <Element T>
   static Array<T> columns(Array<T> const& x, std::int64_t first, std::int64_t last) {
-    auto const r = static_cast<std::size_t>(x.ndim());
-    Axes start(r, 0), limit(x.shape().begin(), x.shape().end());
-    start[r - 1] = first, limit[r - 1] = last;
+    return along(x, x.ndim() - 1, first, last);
+  }
+  /// Indices [first, last) of x's dimension `dim`.
+  template <Element T>
+  static Array<T> along(Array<T> const& x, std::int64_t dim, std::int64_t first, std::int64_t last) {
+    Axes start(static_cast<std::size_t>(x.ndim()), 0), limit(x.shape().begin(), x.shape().end());
+    start[static_cast<std::size_t>(dim)] = first, limit[static_cast<std::size_t>(dim)] = last;
     return detail::bind<slice_p>({start, limit, {}}, x);
   }
 };

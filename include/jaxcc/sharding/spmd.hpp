@@ -22,12 +22,12 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <map>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
