@@ -12,9 +12,9 @@ namespace jaxcc {
 
 /// The element types an Array may hold.
 template <class T>
-concept Element = std::same_as<T, float> || std::same_as<T, double> ||
-                  std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
-                  std::same_as<T, std::uint32_t> || std::same_as<T, bool>;
+concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int8_t> ||
+                  std::same_as<T, std::int16_t> || std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
+                  std::same_as<T, std::uint8_t> || std::same_as<T, std::uint32_t> || std::same_as<T, bool>;
 
 namespace detail {
 /// Element types with a tangent space: derivatives flow through these only
@@ -25,17 +25,18 @@ inline constexpr bool is_float = std::is_floating_point_v<T>;
 
 /// X(T) for each Element type: for overload sets that must name every dtype
 /// (a braced list of arrays and expressions deduces no single T).
-#define JAXCC_FOR_EACH_ELEMENT(X) X(float) X(double) X(std::int32_t) X(std::int64_t) X(std::uint32_t) X(bool)
+#define JAXCC_FOR_EACH_ELEMENT(X) \
+  X(float) X(double) X(std::int8_t) X(std::int16_t) X(std::int32_t) X(std::int64_t) X(std::uint8_t) X(std::uint32_t) X(bool)
 
 /// A C++ arithmetic scalar usable beside arrays; like a Python scalar in JAX it
 /// is weakly typed and takes the array's dtype where it can.
 template <class T>
 concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>>;
 
-enum class DType { bool_, int32, int64, float32, float64, uint32 };
+enum class DType { bool_, int32, int64, float32, float64, uint32, int8, uint8, int16 };
 
 /// How many element types there are (the size of per-dtype tables).
-inline constexpr std::size_t dtype_count = 6;
+inline constexpr std::size_t dtype_count = 9;
 
 constexpr std::string_view name(DType d) noexcept {
   switch (d) {
@@ -45,6 +46,9 @@ constexpr std::string_view name(DType d) noexcept {
     case DType::float32: return "float32";
     case DType::float64: return "float64";
     case DType::uint32: return "uint32";
+    case DType::int8: return "int8";
+    case DType::uint8: return "uint8";
+    case DType::int16: return "int16";
   }
   return "?";
 }
@@ -60,6 +64,9 @@ constexpr std::size_t item_size(DType d) noexcept {
     case DType::float32: return 4;
     case DType::float64: return 8;
     case DType::uint32: return 4;
+    case DType::int8:
+    case DType::uint8: return 1;
+    case DType::int16: return 2;
   }
   return 0;
 }
@@ -69,6 +76,9 @@ inline constexpr DType dtype_of = std::same_as<T, bool>           ? DType::bool_
                                   : std::same_as<T, std::int32_t> ? DType::int32
                                   : std::same_as<T, std::int64_t> ? DType::int64
                                   : std::same_as<T, std::uint32_t> ? DType::uint32
+                                  : std::same_as<T, std::int8_t>   ? DType::int8
+                                  : std::same_as<T, std::uint8_t>  ? DType::uint8
+                                  : std::same_as<T, std::int16_t>  ? DType::int16
                                   : std::same_as<T, float>        ? DType::float32
                                                                   : DType::float64;
 
@@ -83,40 +93,102 @@ decltype(auto) with_element_type(DType dtype, F&& f) {
     case DType::int64: return f(std::type_identity<std::int64_t>{});
     case DType::float32: return f(std::type_identity<float>{});
     case DType::uint32: return f(std::type_identity<std::uint32_t>{});
+    case DType::int8: return f(std::type_identity<std::int8_t>{});
+    case DType::uint8: return f(std::type_identity<std::uint8_t>{});
+    case DType::int16: return f(std::type_identity<std::int16_t>{});
     case DType::float64: break;
   }
   return f(std::type_identity<double>{});
 }
 
-// JAX's lattice (x64 on), restricted to jaxcc's types: bool below every
-// number; int32 and uint32 side by side, joining at int64; every integer
-// joins a float at that float; float32 below float64.
-template <Element A, Element B>
-struct promote {
-  static constexpr int rank(DType d) {
-    switch (d) {
-      case DType::bool_: return 0;
-      case DType::int32:
-      case DType::uint32: return 1;
-      case DType::int64: return 2;
-      case DType::float32: return 3;
-      case DType::float64: return 4;
+// JAX's type-promotion lattice (jax/_src/dtypes.py, _type_promotion_lattice,
+// not strict, x64 on), over JAX's types that take part in jaxcc's joins: the
+// weak (Python-scalar) types i_ and f_, and uint16 and uint64, which jaxcc
+// has no arrays of, keep the joins JAX's. Each type's list holds the types
+// right above it; a join is the least type above both.
+struct Lattice {
+  enum Node : std::uint8_t { b1, i_, u8, u16, u32, u64, i8, i16, i32, i64, f_, f32, f64, count };
+  static constexpr std::uint32_t above_one(Node n) {
+    auto const bit = [](Node m) { return std::uint32_t{1} << m; };
+    switch (n) {
+      case b1: return bit(i_);
+      case i_: return bit(u8) | bit(i8);
+      case u8: return bit(i16) | bit(u16);
+      case u16: return bit(i32) | bit(u32);
+      case u32: return bit(i64) | bit(u64);
+      case u64: return bit(f_);
+      case i8: return bit(i16);
+      case i16: return bit(i32);
+      case i32: return bit(i64);
+      case i64: return bit(f_);
+      case f_: return bit(f32);
+      case f32: return bit(f64);
+      case f64:
+      case count: break;
     }
     return 0;
   }
-  static constexpr int ra = rank(dtype_of<A>), rb = rank(dtype_of<B>);
-  using type = std::conditional_t<
-      std::same_as<A, B>, A,
-      std::conditional_t<(ra == rb), std::int64_t, std::conditional_t<(ra > rb), A, B>>>;
+  /// n and every type above it.
+  static constexpr std::uint32_t upper(Node n) {
+    std::uint32_t set = std::uint32_t{1} << n;
+    for (int m = 0; m < count; ++m)
+      if (above_one(n) & (std::uint32_t{1} << m)) set |= upper(static_cast<Node>(m));
+    return set;
+  }
+  static constexpr Node join(Node a, Node b) {
+    auto const common = upper(a) & upper(b);
+    for (int m = 0; m < count; ++m)
+      if ((common & (std::uint32_t{1} << m)) && (upper(static_cast<Node>(m)) & common) == common)
+        return static_cast<Node>(m);
+    return f64;
+  }
+  static constexpr Node of(DType d) {
+    switch (d) {
+      case DType::bool_: return b1;
+      case DType::int8: return i8;
+      case DType::int16: return i16;
+      case DType::int32: return i32;
+      case DType::int64: return i64;
+      case DType::uint8: return u8;
+      case DType::uint32: return u32;
+      case DType::float32: return f32;
+      case DType::float64: return f64;
+    }
+    return f64;
+  }
 };
 
-// A weakly typed scalar S beside an array of T (JAX's weak types).
+/// The element type of lattice node N; the weak types take jaxcc's
+/// defaults (a weak int alone is int32, a weak float float32).
+template <Lattice::Node N>
+using lattice_element_t = std::conditional_t<
+    N == Lattice::b1, bool,
+    std::conditional_t<
+        N == Lattice::i8, std::int8_t,
+        std::conditional_t<
+            N == Lattice::i16, std::int16_t,
+            std::conditional_t<
+                N == Lattice::i32 || N == Lattice::i_, std::int32_t,
+                std::conditional_t<
+                    N == Lattice::i64, std::int64_t,
+                    std::conditional_t<
+                        N == Lattice::u8, std::uint8_t,
+                        std::conditional_t<N == Lattice::u32, std::uint32_t,
+                                           std::conditional_t<N == Lattice::f64, double, float>>>>>>>>;
+
+template <Element A, Element B>
+struct promote {
+  using type = lattice_element_t<Lattice::join(Lattice::of(dtype_of<A>), Lattice::of(dtype_of<B>))>;
+};
+
+// A weakly typed scalar S beside an array of T (JAX's weak types): a bool
+// scalar is b1, an integer one i_, a floating one f_.
 template <Element T, class S>
 struct promote_weak {
-  using type = std::conditional_t<
-      std::is_floating_point_v<S>, std::conditional_t<std::is_floating_point_v<T>, T, float>,
-      std::conditional_t<std::same_as<S, bool>, T,
-                         std::conditional_t<std::same_as<T, bool>, std::int32_t, T>>>;
+  static constexpr Lattice::Node weak = std::same_as<S, bool>               ? Lattice::b1
+                                        : std::is_floating_point_v<S> ? Lattice::f_
+                                                                      : Lattice::i_;
+  using type = lattice_element_t<Lattice::join(Lattice::of(dtype_of<T>), weak)>;
 };
 
 // Element type a scalar literal has when it stands alone (e.g. jnp::full's value).
@@ -150,7 +222,8 @@ template <Element T, Scalar S>
 using promote_weak_t = typename detail::promote_weak<T, std::remove_cvref_t<S>>::type;
 
 /// The result dtype of a floating-point function (sin, exp, divide) of T:
-/// floats keep theirs, int64 goes to float64, int32 and bool to float32.
+/// floats keep theirs, int64 goes to float64, the other integers and bool
+/// to float32.
 template <Element T>
 using float_t = std::conditional_t<std::is_floating_point_v<T>, T,
                                    std::conditional_t<std::same_as<T, std::int64_t>, double, float>>;

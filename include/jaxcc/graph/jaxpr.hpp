@@ -68,8 +68,11 @@ class JaxprWriter {
     std::string text;
     switch (dtype) {
       case DType::bool_: text = value != 0 ? "True" : "False"; break;
+      case DType::int8:
+      case DType::int16:
       case DType::int32:
       case DType::int64:
+      case DType::uint8:
       case DType::uint32: text = std::to_string(static_cast<long long>(value)); break;
       default: text = python_float_repr(value);
     }

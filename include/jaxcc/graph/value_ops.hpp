@@ -85,6 +85,9 @@ void install_value_ops() {
     Ops::template fill<float>(value_ops_of(DType::float32));
     Ops::template fill<double>(value_ops_of(DType::float64));
     Ops::template fill<std::uint32_t>(value_ops_of(DType::uint32));
+    Ops::template fill<std::int8_t>(value_ops_of(DType::int8));
+    Ops::template fill<std::uint8_t>(value_ops_of(DType::uint8));
+    Ops::template fill<std::int16_t>(value_ops_of(DType::int16));
     return true;
   }();
   (void)installed;

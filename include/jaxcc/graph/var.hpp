@@ -21,7 +21,7 @@ struct Var {
   std::uint64_t id;        // creation order within that trace
 };
 
-/// JAX's short dtype names: f32, f64, i32, i64, u32, bool.
+/// JAX's short dtype names: f32, f64, i8, i16, i32, i64, u8, u32, bool.
 constexpr std::string_view short_name(DType d) noexcept {
   switch (d) {
     case DType::bool_: return "bool";
@@ -30,6 +30,9 @@ constexpr std::string_view short_name(DType d) noexcept {
     case DType::float32: return "f32";
     case DType::float64: return "f64";
     case DType::uint32: return "u32";
+    case DType::int8: return "i8";
+    case DType::uint8: return "u8";
+    case DType::int16: return "i16";
   }
   return "?";
 }

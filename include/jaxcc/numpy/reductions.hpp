@@ -5,7 +5,8 @@
 // `jnp::sum(x, 1, /*keepdims=*/true)`.
 //
 // Result dtypes are JAX's with its default 32-bit integers: sum and prod of
-// bool and int32 give int32, of int64 int64, floats keep theirs; max and min
+// bool, int8, int16 and int32 give int32, of uint8 and uint32 uint32, of
+// int64 int64, floats keep theirs; max and min
 // keep the input dtype; mean, var and std of integers give float32 (float64
 // for int64); any and all give bool; argmax and argmin give int32.
 #pragma once
@@ -137,9 +138,12 @@ Array<std::int32_t> arg_reduce(A const& x, std::optional<std::int64_t> axis, boo
   return keepdims ? lax::reshape(out, keepdims_shape(shape, dims)) : out;
 }
 
-/// sum's and prod's dtype: bool becomes int32 (JAX promotes to its default int).
+/// sum's and prod's dtype: bool and integers narrower than 32 bits widen to
+/// the widest integer of their signedness without x64 (jnp.sum's
+/// promote_integers).
 template <Element T>
-using sum_t = std::conditional_t<std::same_as<T, bool>, std::int32_t, T>;
+using sum_t = std::conditional_t<std::same_as<T, bool> || std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t>,
+                                 std::int32_t, std::conditional_t<std::same_as<T, std::uint8_t>, std::uint32_t, T>>;
 
 }  // namespace jaxcc::detail
 
