@@ -3,8 +3,10 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -31,12 +33,18 @@ struct Case {
 struct Repr {
   std::string name, text;
 };
+struct HalfCase {
+  std::string name, dtype;
+  std::vector<double> values;
+};
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 // JAX's answers (x64 on); see tests/golden/dtype_cases.py.
 #include "golden/dtype_cases.inc"
 
 using Elements = std::tuple<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint32_t,
-                            float, double>;
+                            jaxcc::bfloat16, jaxcc::float16, float, double>;
 
 /// name(dtype_of<promote_t<A, B>>) for every pair of element types, keyed by their names.
 std::map<std::pair<std::string, std::string>, std::string> promotion_table() {
@@ -108,6 +116,85 @@ std::map<std::string, std::function<AnyArray()>> const& arithmetic() {
   return cases;
 }
 
+using jaxcc::bfloat16, jaxcc::float16;
+/// A float32 literal list rounded to T, as jnp.array(values, T) rounds them.
+template <class T>
+Array<T> rounded(std::initializer_list<float> values) {
+  return jnp::array<float>(values).astype<T>();
+}
+auto const bx = [] { return rounded<bfloat16>({1.0f, 1.0f, 3.0e38f, 0.1f, std::nanf(""), -2.5f}); };
+auto const by = [] { return rounded<bfloat16>({0x1p-8f, 3 * 0x1p-8f, 2.0f, 0.2f, 1.0f, 0.75f}); };
+auto const bv = [] { return rounded<bfloat16>({0.1f, 0.7f, 1.3f, 2.9f, -3.4f}); };
+auto const ha = [] { return rounded<float16>({65504.f, 1.f, 6e-8f, 3e-5f, 0.1f, std::nanf("")}); };
+auto const hb = [] { return rounded<float16>({16.f, 0x1p-11f, 0.5f, 3e-5f, 0.2f, 1.f}); };
+auto const hv = [] { return bv().astype<float16>(); };
+auto const bf16_loss = [](Array<bfloat16> const& v) { return jnp::sum(jnp::sin(v) * v); };
+
+/// The C++ spelling of each 16-bit float case.
+std::map<std::string, std::function<AnyArray()>> const& half_floats() {
+  using B = Array<bfloat16>;
+  using H = Array<float16>;
+  static std::map<std::string, std::function<AnyArray()>> const cases{
+      {"bf16 x + y", [] { return AnyArray(B(bx() + by())); }},
+      {"bf16 x - y", [] { return AnyArray(B(bx() - by())); }},
+      {"bf16 x * y", [] { return AnyArray(B(bx() * by())); }},
+      {"bf16 x / y", [] { return AnyArray(B(bx() / by())); }},
+      {"bf16 x + 2.5", [] { return AnyArray(B(bx() + 2.5)); }},
+      {"bf16 (v * 3 + 1) / full(7)", [] { return AnyArray(B((bv() * 3 + 1) / jnp::full<bfloat16>({5}, 7))); }},
+      {"bf16 sin(v)", [] { return AnyArray(B(jnp::sin(bv()))); }},
+      {"bf16 exp(v)", [] { return AnyArray(B(jnp::exp(bv()))); }},
+      {"bf16 tanh(v)", [] { return AnyArray(B(jnp::tanh(bv()))); }},
+      {"bf16 sqrt(abs(v))", [] { return AnyArray(B(jnp::sqrt(jnp::abs(bv())))); }},
+      {"bf16 max(v, 0.5)", [] { return AnyArray(B(jnp::maximum(bv(), 0.5))); }},
+      {"bf16 sum(0.01 x 1000)", [] { return AnyArray(jnp::sum(jnp::full<bfloat16>({1000}, 0.01))); }},
+      {"bf16 mean(v)", [] { return AnyArray(jnp::mean(bv())); }},
+      {"bf16 max(v)", [] { return AnyArray(jnp::max(bv())); }},
+      {"bf16 m1 @ m2",
+       [] {
+         return AnyArray(jnp::matmul(jnp::array<float>({{0.1f, 0.7f, 1.3f}, {2.9f, -3.4f, 0.25f}}).astype<bfloat16>(),
+                                     jnp::array<float>({{1.5f, -0.3f}, {0.7f, 2.1f}, {-1.1f, 0.9f}}).astype<bfloat16>()));
+       }},
+      {"bf16 grad sum(sin(v) * v)", [] { return AnyArray(jaxcc::grad(bf16_loss)(bv())); }},
+      {"f16 a + b", [] { return AnyArray(H(ha() + hb())); }},
+      {"f16 a * b", [] { return AnyArray(H(ha() * hb())); }},
+      {"f16 a - b", [] { return AnyArray(H(ha() - hb())); }},
+      {"f16 (v * 3 + 1) / full(7)", [] { return AnyArray(H((hv() * 3 + 1) / jnp::full<float16>({5}, 7))); }},
+      {"f16 sin(v)", [] { return AnyArray(H(jnp::sin(hv()))); }},
+      {"f16 sum(0.01 x 1000)", [] { return AnyArray(jnp::sum(jnp::full<float16>({1000}, 0.01))); }},
+      {"f16 + bf16", [] { return AnyArray(Array<float>(hv() + bv())); }},
+      {"bf16 * 2 (int)", [] { return AnyArray(B(bv() * 2)); }},
+      {"int32 + bf16", [] { return AnyArray(B(jnp::array<std::int32_t>({1, 2, 3, 4, 5}) + bv())); }},
+      {"float32 -> bfloat16",
+       [] {
+         return AnyArray(jnp::array<float>({1 + 0x1p-8f, 1 + 3 * 0x1p-8f, 257.f, 70000.f, 1e-39f, 3.39e38f, 3.4e38f,
+                                            std::nanf("")})
+                             .astype<bfloat16>());
+       }},
+      {"float64 -> bfloat16", [] { return AnyArray(jnp::array<double>({1 + 0x1p-8 + 0x1p-30, 0.1}).astype<bfloat16>()); }},
+      {"float32 -> float16",
+       [] {
+         return AnyArray(
+             jnp::array<float>({65519.f, 65520.f, 70000.f, 6e-8f, 1e-8f, 2.98e-8f, std::nanf("")}).astype<float16>());
+       }},
+      {"bfloat16 -> float16", [] { return AnyArray(rounded<bfloat16>({1e5f, 0.1f, 1e-6f}).astype<float16>()); }},
+      {"float16 -> bfloat16", [] { return AnyArray(rounded<float16>({0.1f, 65504.f, 6e-8f}).astype<bfloat16>()); }},
+      {"int32 -> bfloat16", [] { return AnyArray(jnp::array<std::int32_t>({257, 259, 16777217}).astype<bfloat16>()); }},
+      {"bfloat16 -> int8", [] { return AnyArray(rounded<bfloat16>({std::nanf(""), 300.7f, -1e9f, -3.7f}).astype<int8_t>()); }},
+      {"bfloat16 -> int32",
+       [] { return AnyArray(rounded<bfloat16>({std::nanf(""), 300.7f, -1e9f, -3.7f}).astype<std::int32_t>()); }},
+      {"float16 -> uint8", [] { return AnyArray(rounded<float16>({-3.f, 300.f, 7.9f}).astype<uint8_t>()); }},
+  };
+  return cases;
+}
+
+/// Whether two value lists are equal bit for bit as doubles, NaN equal to NaN.
+bool same_values(std::vector<double> const& a, std::vector<double> const& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) || std::signbit(a[i]) != std::signbit(b[i])) return false;
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("promote_t is jnp.promote_types for every pair of element types", "[dtype][golden]") {
@@ -130,13 +217,26 @@ TEST_CASE("promote_weak_t: an array beside a C++ scalar is JAX's array beside a 
   }
 }
 
-TEST_CASE("int8, uint8 and int16 print as JAX's repr", "[dtype][golden][print]") {
+TEST_CASE("int8, uint8, int16, bfloat16 and float16 print as JAX's repr", "[dtype][golden][print]") {
   std::vector<Repr> const golden{JAXCC_GOLDEN_REPR};
   std::map<std::string, std::string> const printed{
       {"int8 [1, -2, 127]", streamed(jnp::array<int8_t>({1, -2, 127}))},
       {"uint8 [200, 3]", streamed(jnp::array<uint8_t>({200, 3}))},
       {"int16 [[1, 2], [3, -400]]", streamed(jnp::array<int16_t>({{1, 2}, {3, -400}}))},
       {"int8 scalar -5", streamed(jnp::array<int8_t>(int8_t{-5}))},
+      {"bfloat16 [1.5, 2.25, -3, 3.14159, 1]", streamed(rounded<bfloat16>({1.5f, 2.25f, -3.f, 3.14159f, 1.f}))},
+      {"bfloat16 [[1.5, 2.25], [-3, 1e6]]", streamed(jnp::array<float>({{1.5f, 2.25f}, {-3.f, 1e6f}}).astype<bfloat16>())},
+      {"bfloat16 [1e-5, 3e38, inf, nan, -inf]",
+       streamed(rounded<bfloat16>({1e-5f, 3e38f, std::numeric_limits<float>::infinity(), std::nanf(""),
+                                   -std::numeric_limits<float>::infinity()}))},
+      {"bfloat16 scalar 2.5", streamed(jnp::array<float>(2.5f).astype<bfloat16>())},
+      {"bfloat16 arange(20)", streamed(jnp::arange<bfloat16>(20))},
+      {"float16 [1.5, 2.25, -3, 3.14159, 1]", streamed(rounded<float16>({1.5f, 2.25f, -3.f, 3.14159f, 1.f}))},
+      {"float16 [[1.5, 2.25], [-3, 100]]", streamed(jnp::array<float>({{1.5f, 2.25f}, {-3.f, 100.f}}).astype<float16>())},
+      {"float16 [1e-5, 65504, inf, nan, 0.1]",
+       streamed(rounded<float16>({1e-5f, 65504.f, std::numeric_limits<float>::infinity(), std::nanf(""), 0.1f}))},
+      {"float16 [0.1, 0.2, 3]", streamed(rounded<float16>({0.1f, 0.2f, 3.f}))},
+      {"float16 scalar 2.5", streamed(jnp::array<float>(2.5f).astype<float16>())},
   };
   REQUIRE(golden.size() == printed.size());
   for (auto const& r : golden) {
@@ -216,6 +316,71 @@ TEST_CASE("narrow integers under jit, vmap and grad", "[dtype][jit][vmap][grad]"
     return jnp::sum(v * v.astype<int8_t>().astype<float>());
   })(jnp::array<float>({1.5f, -2.7f, 3.2f}));
   CHECK(g.to_vector() == std::vector<float>{1.f, -2.f, 3.f});
+}
+
+TEST_CASE("bfloat16 and float16: each op computes in float32 and rounds, as XLA's CPU code; reductions and "
+          "products accumulate in float32; conversions round to nearest even",
+          "[dtype][golden][half]") {
+  std::vector<HalfCase> const golden{JAXCC_GOLDEN_HALF_FLOAT};
+  REQUIRE(golden.size() == half_floats().size());
+  for (auto const& c : golden) {
+    INFO(c.name);
+    auto const result = half_floats().at(c.name)();
+    CHECK(std::string(jaxcc::name(result.dtype())) == c.dtype);
+    auto const values = result.visit([](auto const& x) { return x.template astype<double>().to_vector(); });
+    CHECK(same_values(values, c.values));
+  }
+}
+
+TEST_CASE("bfloat16 under jit and vmap equals eager, op by op", "[dtype][half][jit][vmap]") {
+  auto const f = [](Array<bfloat16> const& x, Array<bfloat16> const& y) {
+    return Array<bfloat16>(jnp::tanh(x * y + 1) / 7 + jnp::exp(x));
+  };
+  auto const x = jnp::array<float>({{0.1f, 0.7f, 1.3f}, {2.9f, -3.4f, 0.25f}}).astype<bfloat16>();
+  auto const y = jnp::array<float>({{1.5f, -0.3f, 0.7f}, {2.1f, -1.1f, 0.9f}}).astype<bfloat16>();
+  auto const eager = f(x, y).astype<float>().to_vector();
+  CHECK(jaxcc::jit(f)(x, y).astype<float>().to_vector() == eager);
+  auto const mapped = jaxcc::vmap(f)(x, y);
+  for (std::int64_t i = 0; i < 2; ++i)
+    CHECK(Array<bfloat16>(mapped[i]).astype<float>().to_vector() == f(x[i], y[i]).astype<float>().to_vector());
+  // The gradient has the primal's dtype, and jit(grad) equals grad.
+  auto const g = jaxcc::grad(bf16_loss)(bv());
+  static_assert(std::same_as<jaxcc::value_type_t<decltype(g)>, bfloat16>);
+  CHECK(jaxcc::jit(jaxcc::grad(bf16_loss))(bv()).astype<float>().to_vector() == g.astype<float>().to_vector());
+  CHECK(jaxcc_test::jaxpr_of(f, x, y).find("bf16[2,3]") != std::string::npos);
+}
+
+TEST_CASE("bfloat16 regions run as float32 batches, rounding after each op as the element-wise loop does",
+          "[dtype][half][simd]") {
+  // Long enough for whole batches at any SIMD width, with a tail; each
+  // reference element is Eigen's scalar bfloat16 arithmetic (every op rounds).
+  constexpr std::int64_t n = 1001;
+  auto const x = Array<float>(jnp::sin(jnp::arange<float>(n) * 0.37f) * 3.f).astype<bfloat16>();
+  auto const y = Array<float>(jnp::cos(jnp::arange<float>(n) * 0.11f) * 100.f).astype<bfloat16>();
+  Array<bfloat16> const fused = x * y + x - 0.75;
+  Array<bfloat16> const with_sin = 1.5 * x + 0.25 * jnp::sin(x);
+  auto const xs = x.to_vector(), ys = y.to_vector(), got = fused.to_vector(), got_sin = with_sin.to_vector();
+  int differing = 0, beyond_one_step = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    bfloat16 const expected = xs[i] * ys[i] + xs[i] - bfloat16(0.75f);
+    if (!(got[i] == expected)) ++differing;
+    // sin: xsimd's float32 sin and std::sin may differ in their last bit, so
+    // the rounded results may differ by one bfloat16 step; nothing more.
+    bfloat16 const expected_sin = bfloat16(1.5f) * xs[i] + bfloat16(0.25f) * bfloat16(std::sin(static_cast<float>(xs[i])));
+    auto const step = std::abs(static_cast<float>(expected_sin)) * 0x1p-7f;
+    if (std::abs(static_cast<float>(got_sin[i]) - static_cast<float>(expected_sin)) > step) ++beyond_one_step;
+  }
+  CHECK(differing == 0);
+  CHECK(beyond_one_step == 0);
+  // Rounding ties, overflow and NaN in whole batches: 1 + 2^-8 is halfway
+  // between bfloat16 neighbours and goes to the even one, 1; 3e38 * 2 is inf.
+  auto const ones = jnp::full<bfloat16>({64}, 1.0);
+  CHECK(Array<bfloat16>(ones + jnp::full<bfloat16>({64}, 0x1p-8)).astype<float>().to_vector() ==
+        std::vector<float>(64, 1.0f));
+  CHECK(Array<bfloat16>(jnp::full<bfloat16>({64}, 3e38) * 2).astype<float>().to_vector() ==
+        std::vector<float>(64, std::numeric_limits<float>::infinity()));
+  CHECK(Array<bool>(jnp::isnan(Array<bfloat16>(jnp::full<bfloat16>({64}, std::nan("")) + ones))).to_vector() ==
+        std::vector<bool>(64, true));
 }
 
 }  // namespace test_dtype

@@ -5,9 +5,9 @@ that the precompiled runtime (CMake target jaxcc::runtime) compiles once.
 They are the ones that jaxcc's own rules reach: every primitive at every
 dtype it takes, and every elementwise op as a one-op fused region at every
 dtype and mix of array and scalar operands it takes. The narrow integers
-(int8, uint8, int16) are left out: few files use them, they would make the
-library half again as long to build, and a file that uses them compiles
-their instantiations itself. A user's own fused
+(int8, uint8, int16) and the 16-bit floats (bfloat16, float16) are left
+out: few files use them, they would nearly double the library's build, and
+a file that uses them compiles their instantiations itself. A user's own fused
 regions of several ops are not among them: they are compiled where they are
 written, and their rules reach these.
 

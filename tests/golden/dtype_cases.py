@@ -23,7 +23,7 @@ from jax._src import dtypes  # noqa: E402
 
 assert jax.config.jax_enable_x64
 
-TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "float32", "float64"]
+TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "bfloat16", "float16", "float32", "float64"]
 SCALARS = {"bool": True, "int": 2, "float": 2.0}
 
 
@@ -52,6 +52,18 @@ reprs = {
     "uint8 [200, 3]": repr(jnp.array([200, 3], jnp.uint8)),
     "int16 [[1, 2], [3, -400]]": repr(jnp.array([[1, 2], [3, -400]], jnp.int16)),
     "int8 scalar -5": repr(jnp.array(-5, jnp.int8)),
+    "bfloat16 [1.5, 2.25, -3, 3.14159, 1]": repr(jnp.array([1.5, 2.25, -3, 3.14159, 1], jnp.bfloat16)),
+    "bfloat16 [[1.5, 2.25], [-3, 1e6]]": repr(jnp.array([[1.5, 2.25], [-3, 1e6]], jnp.bfloat16)),
+    "bfloat16 [1e-5, 3e38, inf, nan, -inf]": repr(jnp.array([1e-5, 3e38, np.inf, np.nan, -np.inf], jnp.bfloat16)),
+    "bfloat16 scalar 2.5": repr(jnp.array(2.5, jnp.bfloat16)),
+    "bfloat16 arange(20)": repr(jnp.arange(20, dtype=jnp.bfloat16)),
+    "float16 [1.5, 2.25, -3, 3.14159, 1]": repr(jnp.array([1.5, 2.25, -3, 3.14159, 1], jnp.float16)),
+    # (Below 1000: numpy 2 turns float16 scientific from 1000 on, numpy 1.24,
+    # whose rules jaxcc's printing follows for every dtype, only from 1e8.)
+    "float16 [[1.5, 2.25], [-3, 100]]": repr(jnp.array([[1.5, 2.25], [-3, 100]], jnp.float16)),
+    "float16 [1e-5, 65504, inf, nan, 0.1]": repr(jnp.array([1e-5, 65504, np.inf, np.nan, 0.1], jnp.float16)),
+    "float16 [0.1, 0.2, 3]": repr(jnp.array([0.1, 0.2, 3.0], jnp.float16)),
+    "float16 scalar 2.5": repr(jnp.array(2.5, jnp.float16)),
 }
 lines.append("#define JAXCC_GOLDEN_REPR \\")
 lines += ["  {" + f'"{k}", ' + '"' + v.replace("\n", "\\n") + '"' + "}, \\" for k, v in reprs.items()]
@@ -85,6 +97,56 @@ for t in ["int8", "uint8", "int16"]:
     conv[f"int32 -> {t}"] = n.astype(t)
 lines.append("#define JAXCC_GOLDEN_CONVERSION \\")
 lines += [f'  {{"{k}", "{r.dtype}", {values(r.astype(jnp.int64))}}}, \\' for k, r in conv.items()]
+lines.append("")
+
+# 16-bit floats: each op computes in float32 and rounds its result (JAX runs
+# each eager op as its own program). Values as float64, which holds them exactly.
+# Divisions are by arrays: XLA rewrites x / c for a constant scalar c into
+# x * (1 / c), the reciprocal rounded to the dtype (for float16 and float32 it
+# then differs from the correctly rounded quotient, which jaxcc computes).
+bx = jnp.array([1.0, 1.0, 3.0e38, 0.1, np.nan, -2.5], jnp.bfloat16)
+by = jnp.array([2.0**-8, 3 * 2.0**-8, 2.0, 0.2, 1.0, 0.75], jnp.bfloat16)
+bv = jnp.array([0.1, 0.7, 1.3, 2.9, -3.4], jnp.bfloat16)
+ha = jnp.array([65504, 1.0, 6e-8, 3e-5, 0.1, np.nan], jnp.float16)
+hb = jnp.array([16, 2.0**-11, 0.5, 3e-5, 0.2, 1.0], jnp.float16)
+hv = bv.astype(jnp.float16)
+m1 = jnp.array([[0.1, 0.7, 1.3], [2.9, -3.4, 0.25]], jnp.bfloat16)
+m2 = jnp.array([[1.5, -0.3], [0.7, 2.1], [-1.1, 0.9]], jnp.bfloat16)
+half = {
+    "bf16 x + y": bx + by, "bf16 x - y": bx - by, "bf16 x * y": bx * by, "bf16 x / y": bx / by,
+    "bf16 x + 2.5": bx + 2.5, "bf16 (v * 3 + 1) / full(7)": (bv * 3 + 1) / jnp.full(5, 7, jnp.bfloat16), "bf16 sin(v)": jnp.sin(bv),
+    "bf16 exp(v)": jnp.exp(bv), "bf16 tanh(v)": jnp.tanh(bv), "bf16 sqrt(abs(v))": jnp.sqrt(jnp.abs(bv)),
+    "bf16 max(v, 0.5)": jnp.maximum(bv, 0.5), "bf16 sum(0.01 x 1000)": jnp.sum(jnp.full(1000, 0.01, jnp.bfloat16)),
+    "bf16 mean(v)": jnp.mean(bv), "bf16 max(v)": jnp.max(bv), "bf16 m1 @ m2": m1 @ m2,
+    "bf16 grad sum(sin(v) * v)": jax.grad(lambda v: jnp.sum(jnp.sin(v) * v))(bv),
+    "f16 a + b": ha + hb, "f16 a * b": ha * hb, "f16 a - b": ha - hb, "f16 (v * 3 + 1) / full(7)": (hv * 3 + 1) / jnp.full(5, 7, jnp.float16),
+    "f16 sin(v)": jnp.sin(hv), "f16 sum(0.01 x 1000)": jnp.sum(jnp.full(1000, 0.01, jnp.float16)),
+    "f16 + bf16": hv + bv, "bf16 * 2 (int)": bv * 2, "int32 + bf16": jnp.array([1, 2, 3, 4, 5], jnp.int32) + bv,
+}
+half_conv = {
+    "float32 -> bfloat16": jnp.array([1 + 2.0**-8, 1 + 3 * 2.0**-8, 257, 70000, 1e-39, 3.39e38, 3.4e38, np.nan],
+                                     jnp.float32).astype(jnp.bfloat16),
+    "float64 -> bfloat16": jnp.array([1 + 2.0**-8 + 2.0**-30, 0.1], jnp.float64).astype(jnp.bfloat16),
+    "float32 -> float16": jnp.array([65519, 65520, 70000, 6e-8, 1e-8, 2.98e-8, np.nan], jnp.float32).astype(jnp.float16),
+    "bfloat16 -> float16": jnp.array([1e5, 0.1, 1e-6], jnp.bfloat16).astype(jnp.float16),
+    "float16 -> bfloat16": jnp.array([0.1, 65504, 6e-8], jnp.float16).astype(jnp.bfloat16),
+    "int32 -> bfloat16": jnp.array([257, 259, 16777217], jnp.int32).astype(jnp.bfloat16),
+    "bfloat16 -> int8": jnp.array([np.nan, 300.7, -1e9, -3.7], jnp.bfloat16).astype(jnp.int8),
+    "bfloat16 -> int32": jnp.array([np.nan, 300.7, -1e9, -3.7], jnp.bfloat16).astype(jnp.int32),
+    "float16 -> uint8": jnp.array([-3, 300, 7.9], jnp.float16).astype(jnp.uint8),
+}
+
+
+def doubles(x):
+    out = []
+    for v in np.asarray(x, np.float64).ravel().tolist():
+        out.append("nan" if np.isnan(v) else "inf" if v == np.inf else "-inf" if v == -np.inf else repr(v))
+    return "{" + ", ".join(out) + "}"
+
+
+lines.append("// {case, result dtype, result values (exact as doubles)}")
+lines.append("#define JAXCC_GOLDEN_HALF_FLOAT \\")
+lines += [f'  {{"{k}", "{r.dtype}", {doubles(r)}}}, \\' for k, r in {**half, **half_conv}.items()]
 lines.append("")
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "dtype_cases.inc"), "w") as out:

@@ -47,7 +47,7 @@ class AnyArray {
 
  private:
   std::variant<Array<float>, Array<double>, Array<std::int32_t>, Array<std::int64_t>, Array<bool>, Array<std::uint32_t>,
-               Array<std::int8_t>, Array<std::uint8_t>, Array<std::int16_t>>
+               Array<std::int8_t>, Array<std::uint8_t>, Array<std::int16_t>, Array<bfloat16>, Array<float16>>
       value_;
 };
 

@@ -1,6 +1,8 @@
 // Element types, their names, and JAX's type-promotion lattice.
 #pragma once
 
+#include <Eigen/Core>  // Eigen::bfloat16 and Eigen::half: the 16-bit floats
+
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -10,33 +12,52 @@
 
 namespace jaxcc {
 
-/// The element types an Array may hold.
-template <class T>
-concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int8_t> ||
-                  std::same_as<T, std::int16_t> || std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
-                  std::same_as<T, std::uint8_t> || std::same_as<T, std::uint32_t> || std::same_as<T, bool>;
+/// The 16-bit floats: 2-byte storage whose conversions from wider types
+/// round to nearest even (ml_dtypes'). Arithmetic on them computes in
+/// float32 and rounds each op's result (fusion/loop.hpp), as XLA on CPU.
+using bfloat16 = Eigen::bfloat16;
+using float16 = Eigen::half;
 
 namespace detail {
+template <class T>
+inline constexpr bool is_half_float = std::same_as<T, bfloat16> || std::same_as<T, float16>;
+}  // namespace detail
+
+/// The element types an Array may hold.
+template <class T>
+concept Element = std::same_as<T, float> || std::same_as<T, double> || detail::is_half_float<T> ||
+                  std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t> || std::same_as<T, std::int32_t> ||
+                  std::same_as<T, std::int64_t> || std::same_as<T, std::uint8_t> || std::same_as<T, std::uint32_t> ||
+                  std::same_as<T, bool>;
+
 /// Element types with a tangent space: derivatives flow through these only
 /// (an integer or bool value's tangent is JAX's float0, always zero).
 template <class T>
-inline constexpr bool is_float = std::is_floating_point_v<T>;
+concept FloatElement = std::floating_point<T> || detail::is_half_float<T>;
+
+namespace detail {
+template <class T>
+inline constexpr bool is_float = FloatElement<T>;
+/// What a value of T is computed in: float32 for the 16-bit floats.
+template <class T>
+using compute_t = std::conditional_t<is_half_float<T>, float, T>;
 }  // namespace detail
 
 /// X(T) for each Element type: for overload sets that must name every dtype
 /// (a braced list of arrays and expressions deduces no single T).
-#define JAXCC_FOR_EACH_ELEMENT(X) \
-  X(float) X(double) X(std::int8_t) X(std::int16_t) X(std::int32_t) X(std::int64_t) X(std::uint8_t) X(std::uint32_t) X(bool)
+#define JAXCC_FOR_EACH_ELEMENT(X)                                                                                    \
+  X(float) X(double) X(jaxcc::bfloat16) X(jaxcc::float16) X(std::int8_t) X(std::int16_t) X(std::int32_t) X(std::int64_t) \
+      X(std::uint8_t) X(std::uint32_t) X(bool)
 
 /// A C++ arithmetic scalar usable beside arrays; like a Python scalar in JAX it
 /// is weakly typed and takes the array's dtype where it can.
 template <class T>
 concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>>;
 
-enum class DType { bool_, int32, int64, float32, float64, uint32, int8, uint8, int16 };
+enum class DType { bool_, int32, int64, float32, float64, uint32, int8, uint8, int16, bfloat16, float16 };
 
 /// How many element types there are (the size of per-dtype tables).
-inline constexpr std::size_t dtype_count = 9;
+inline constexpr std::size_t dtype_count = 11;
 
 constexpr std::string_view name(DType d) noexcept {
   switch (d) {
@@ -49,11 +70,18 @@ constexpr std::string_view name(DType d) noexcept {
     case DType::int8: return "int8";
     case DType::uint8: return "uint8";
     case DType::int16: return "int16";
+    case DType::bfloat16: return "bfloat16";
+    case DType::float16: return "float16";
   }
   return "?";
 }
 
 inline std::ostream& operator<<(std::ostream& os, DType d) { return os << name(d); }
+
+/// Whether values of `d` have a tangent space (jnp.issubdtype(d, jnp.floating)).
+constexpr bool is_floating(DType d) noexcept {
+  return d == DType::float32 || d == DType::float64 || d == DType::bfloat16 || d == DType::float16;
+}
 
 /// Bytes per element (numpy's itemsize).
 constexpr std::size_t item_size(DType d) noexcept {
@@ -66,7 +94,9 @@ constexpr std::size_t item_size(DType d) noexcept {
     case DType::uint32: return 4;
     case DType::int8:
     case DType::uint8: return 1;
-    case DType::int16: return 2;
+    case DType::int16:
+    case DType::bfloat16:
+    case DType::float16: return 2;
   }
   return 0;
 }
@@ -79,6 +109,8 @@ inline constexpr DType dtype_of = std::same_as<T, bool>           ? DType::bool_
                                   : std::same_as<T, std::int8_t>   ? DType::int8
                                   : std::same_as<T, std::uint8_t>  ? DType::uint8
                                   : std::same_as<T, std::int16_t>  ? DType::int16
+                                  : std::same_as<T, bfloat16>      ? DType::bfloat16
+                                  : std::same_as<T, float16>       ? DType::float16
                                   : std::same_as<T, float>        ? DType::float32
                                                                   : DType::float64;
 
@@ -96,6 +128,8 @@ decltype(auto) with_element_type(DType dtype, F&& f) {
     case DType::int8: return f(std::type_identity<std::int8_t>{});
     case DType::uint8: return f(std::type_identity<std::uint8_t>{});
     case DType::int16: return f(std::type_identity<std::int16_t>{});
+    case DType::bfloat16: return f(std::type_identity<bfloat16>{});
+    case DType::float16: return f(std::type_identity<float16>{});
     case DType::float64: break;
   }
   return f(std::type_identity<double>{});
@@ -107,7 +141,7 @@ decltype(auto) with_element_type(DType dtype, F&& f) {
 // has no arrays of, keep the joins JAX's. Each type's list holds the types
 // right above it; a join is the least type above both.
 struct Lattice {
-  enum Node : std::uint8_t { b1, i_, u8, u16, u32, u64, i8, i16, i32, i64, f_, f32, f64, count };
+  enum Node : std::uint8_t { b1, i_, u8, u16, u32, u64, i8, i16, i32, i64, f_, bf16, f16, f32, f64, count };
   static constexpr std::uint32_t above_one(Node n) {
     auto const bit = [](Node m) { return std::uint32_t{1} << m; };
     switch (n) {
@@ -121,7 +155,9 @@ struct Lattice {
       case i16: return bit(i32);
       case i32: return bit(i64);
       case i64: return bit(f_);
-      case f_: return bit(f32);
+      case f_: return bit(bf16) | bit(f16);
+      case bf16:
+      case f16: return bit(f32);
       case f32: return bit(f64);
       case f64:
       case count: break;
@@ -153,6 +189,8 @@ struct Lattice {
       case DType::uint32: return u32;
       case DType::float32: return f32;
       case DType::float64: return f64;
+      case DType::bfloat16: return bf16;
+      case DType::float16: return f16;
     }
     return f64;
   }
@@ -173,8 +211,12 @@ using lattice_element_t = std::conditional_t<
                     N == Lattice::i64, std::int64_t,
                     std::conditional_t<
                         N == Lattice::u8, std::uint8_t,
-                        std::conditional_t<N == Lattice::u32, std::uint32_t,
-                                           std::conditional_t<N == Lattice::f64, double, float>>>>>>>>;
+                        std::conditional_t<
+                            N == Lattice::u32, std::uint32_t,
+                            std::conditional_t<
+                                N == Lattice::bf16, bfloat16,
+                                std::conditional_t<N == Lattice::f16, float16,
+                                                   std::conditional_t<N == Lattice::f64, double, float>>>>>>>>>>;
 
 template <Element A, Element B>
 struct promote {
@@ -225,7 +267,7 @@ using promote_weak_t = typename detail::promote_weak<T, std::remove_cvref_t<S>>:
 /// floats keep theirs, int64 goes to float64, the other integers and bool
 /// to float32.
 template <Element T>
-using float_t = std::conditional_t<std::is_floating_point_v<T>, T,
+using float_t = std::conditional_t<FloatElement<T>, T,
                                    std::conditional_t<std::same_as<T, std::int64_t>, double, float>>;
 
 }  // namespace jaxcc

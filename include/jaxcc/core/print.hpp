@@ -15,6 +15,7 @@
 #include <limits>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,13 +41,32 @@ struct FloatText {
   int exponent = 0;
 };
 
+/// The shortest digits, in scientific form, that read back as `v`; for a
+/// 16-bit float, the fewest correctly rounded digits of its exact value that
+/// read back as it (the float holding it exactly).
+template <FloatElement T>
+std::to_chars_result shortest_scientific(char* first, char* last, T v) {
+  if constexpr (std::floating_point<T>) {
+    return std::to_chars(first, last, v, std::chars_format::scientific);
+  } else {
+    auto const wide = static_cast<float>(v);
+    for (int digits = 0;; ++digits) {
+      auto const result = std::to_chars(first, last, wide, std::chars_format::scientific, digits);
+      float back = 0;
+      std::from_chars(first, result.ptr, back);
+      if (static_cast<T>(back) == v || digits >= 8) return result;
+    }
+  }
+}
+
 /// `v` in scientific form: its shortest round-trip digits, or the exact value
 /// correctly rounded to `fraction_digits` digits after the first.
-template <std::floating_point T>
+template <FloatElement T>
 FloatText scientific_text(T v, std::optional<int> fraction_digits) {
   char buf[64];
-  auto const result = fraction_digits ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific, *fraction_digits)
-                                      : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  auto const result = fraction_digits ? std::to_chars(buf, buf + sizeof buf, static_cast<detail::compute_t<T>>(v),
+                                                      std::chars_format::scientific, *fraction_digits)
+                                      : shortest_scientific(buf, buf + sizeof buf, v);
   std::string_view const text(buf, static_cast<std::size_t>(result.ptr - buf));
   auto const e = text.find('e');
   auto const point = text.find('.');
@@ -66,7 +86,7 @@ inline void trim_trailing_zeros(std::string& fraction) {
 /// the shortest round-trip digits when they fit, else the exact value rounded
 /// at the cutoff (Dragon4 never finds uniqueness before it, so it rounds the
 /// remainder exactly, ties to even), trailing zeros trimmed.
-template <std::floating_point T>
+template <FloatElement T>
 FloatText scientific_unique(T v) {
   auto text = scientific_text(v, std::nullopt);
   if (text.fraction.size() > print_precision) {
@@ -80,7 +100,7 @@ FloatText scientific_unique(T v) {
 /// the decimal point. Dragon4 also prints every integer digit exactly (numpy
 /// asks for min_digits=0), so float32 99999992 is "99999992." although its
 /// shortest digits are 9999999.
-template <std::floating_point T>
+template <FloatElement T>
 FloatText positional_unique(T v) {
   auto const shortest = scientific_text(v, std::nullopt);
   bool const negative = shortest.integer.front() == '-';
@@ -90,8 +110,8 @@ FloatText positional_unique(T v) {
   FloatText out;
   if (fraction_digits < 0 || fraction_digits > print_precision) {
     char buf[400];  // room for the largest double in fixed notation
-    auto const result = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed,
-                                      std::clamp(fraction_digits, 0, print_precision));
+    auto const result = std::to_chars(buf, buf + sizeof buf, static_cast<detail::compute_t<T>>(v),
+                                      std::chars_format::fixed, std::clamp(fraction_digits, 0, print_precision));
     std::string_view const text(buf, static_cast<std::size_t>(result.ptr - buf));
     auto const point = text.find('.');
     out.integer = std::string(text.substr(0, point));
@@ -118,8 +138,10 @@ inline int exponent_digits(int exponent) {
 }
 
 /// numpy's FloatingFormat (floatmode 'maxprec', precision 8, sign '-',
-/// suppress_small off): one layout shared by every element shown.
-template <std::floating_point T>
+/// suppress_small off): one layout shared by every element shown. float16
+/// takes it too, with its own shortest digits (numpy's Dragon4 at half
+/// precision).
+template <FloatElement T>
 class FloatFormat {
  public:
   FloatFormat(std::vector<T> const& shown, bool /*scalar*/) {
@@ -186,16 +208,17 @@ class FloatFormat {
   // more than a factor 1000. As in numpy, max/min is computed in T and the
   // comparisons are made in double.
   void choose_notation(std::vector<T> const& finite) {
-    T max_abs = 0, min_abs = std::numeric_limits<T>::infinity();
+    T max_abs(0), min_abs = std::numeric_limits<T>::infinity();
     bool any_nonzero = false;
     for (auto v : finite) {
-      if (v == 0) continue;
+      if (v == T(0)) continue;
       any_nonzero = true;
-      max_abs = std::max(max_abs, std::abs(v));
-      min_abs = std::min(min_abs, std::abs(v));
+      T const magnitude = v < T(0) ? T(-v) : v;
+      max_abs = std::max(max_abs, magnitude);
+      min_abs = std::min(min_abs, magnitude);
     }
     if (!any_nonzero) return;
-    T const ratio = max_abs / min_abs;
+    auto const ratio = static_cast<T>(max_abs / min_abs);  // a 16-bit float's quotient rounds, as numpy's
     exponential_ = static_cast<double>(max_abs) >= 1e8 || static_cast<double>(min_abs) < 1e-4 ||
                    static_cast<double>(ratio) > 1000.0;
   }
@@ -235,6 +258,21 @@ class BoolFormat {
   std::string true_text_;
 };
 
+/// bfloat16 as ml_dtypes prints it (numpy has no format for it and prints
+/// each element's str): the value as float32 through an ostream's defaults,
+/// six significant digits, no padding.
+class BFloat16Format {
+ public:
+  BFloat16Format(std::vector<bfloat16> const&, bool) {}
+  std::string operator()(bfloat16 v) const {
+    auto const wide = static_cast<float>(v);
+    if (std::isnan(wide)) return "nan";
+    std::ostringstream os;
+    os << wide;
+    return os.str();
+  }
+};
+
 template <Element T>
 struct element_format {
   using type = IntegerFormat<T>;
@@ -250,6 +288,14 @@ struct element_format<float> {
 template <>
 struct element_format<double> {
   using type = FloatFormat<double>;
+};
+template <>
+struct element_format<float16> {
+  using type = FloatFormat<float16>;
+};
+template <>
+struct element_format<bfloat16> {
+  using type = BFloat16Format;
 };
 
 /// numpy's _extendLine: append `word`, first breaking the line if it would

@@ -24,6 +24,10 @@ namespace fusion {
 template <Element T>
 struct ScalarLeaf {
   using value_type = T;
+  constexpr ScalarLeaf(T v) : value(v) {}
+  /// Any C++ number, converted to T (a 16-bit float has no implicit conversion).
+  template <Scalar S>
+  constexpr ScalarLeaf(S v) : value(static_cast<T>(v)) {}
   T value;
   static Shape shape() { return {}; }
 };

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include <xsimd/xsimd.hpp>
@@ -23,22 +25,69 @@ struct RowState {
   std::array<std::int64_t, N> stride{};   // each leaf's step along the row
 };
 
+/// The lane type a region of T runs its batches in: float32 for bfloat16,
+/// whose ops compute on float32 batches, each result rounded to bfloat16's
+/// precision and kept in float32 until the store.
+template <class T>
+struct simd_lane {
+  using type = T;
+};
+template <>
+struct simd_lane<bfloat16> {
+  using type = float;
+};
+template <class T>
+using simd_lane_t = typename simd_lane<T>::type;
+
+/// bfloat16's bits as the float32 they widen to, and float32 (already of
+/// bfloat16's precision) back to bfloat16: the high half of its bits.
+inline float widened_bits(bfloat16 v) {
+  return std::bit_cast<float>(std::uint32_t{std::bit_cast<std::uint16_t>(v)} << 16);
+}
+inline bfloat16 narrowed_bits(float v) {
+  return std::bit_cast<bfloat16>(static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16));
+}
+
+/// Each lane rounded to bfloat16's precision, to nearest even (NaN kept),
+/// as float32: what one op's bfloat16 result is.
+template <class A>
+xsimd::batch<float, A> round_to_bfloat16(xsimd::batch<float, A> const& x) {
+  using Bits = xsimd::batch<std::uint32_t, A>;
+  static_assert(sizeof(Bits) == sizeof(x));
+  auto bits = std::bit_cast<Bits>(x);
+  bits = (bits + ((bits >> 16) & Bits(1u)) + Bits(0x7FFFu)) & Bits(0xFFFF0000u);
+  return xsimd::select(xsimd::isnan(x), x, std::bit_cast<xsimd::batch<float, A>>(bits));
+}
+
 /// Evaluator for node E whose first leaf is leaf K.
 template <std::size_t K, class E>
 struct Eval;
 
 template <std::size_t K, Element T>
 struct Eval<K, Array<T>> {
+  using Lane = xsimd::batch<simd_lane_t<T>>;
   template <std::size_t N>
   static T scalar(Array<T> const&, RowState<N> const& s, std::int64_t i) {
     return static_cast<T const*>(s.ptr[K])[i * s.stride[K]];
   }
   // Contiguous: every leaf has stride 1; otherwise each has stride 0 or 1.
   template <bool Contiguous, std::size_t N>
-  static xsimd::batch<T> simd(Array<T> const&, RowState<N> const& s, std::int64_t i) {
+  static Lane simd(Array<T> const&, RowState<N> const& s, std::int64_t i) {
     auto const* p = static_cast<T const*>(s.ptr[K]);
-    if constexpr (Contiguous) return xsimd::batch<T>::load_unaligned(p + i);
-    else return s.stride[K] ? xsimd::batch<T>::load_unaligned(p + i) : xsimd::batch<T>(p[0]);
+    if constexpr (std::same_as<T, bfloat16>) {
+      if (!Contiguous && !s.stride[K]) return Lane(widened_bits(p[0]));
+      // Raw bits in, shifted as whole words: the compiler turns this into
+      // vector widening and shifts (element by element it would not).
+      std::uint16_t raw[Lane::size];
+      std::memcpy(raw, p + i, sizeof raw);
+      alignas(64) std::uint32_t wide[Lane::size];
+      for (std::size_t j = 0; j < Lane::size; ++j) wide[j] = std::uint32_t{raw[j]} << 16;
+      return Lane::load_aligned(reinterpret_cast<float const*>(wide));
+    } else if constexpr (Contiguous) {
+      return Lane::load_unaligned(p + i);
+    } else {
+      return s.stride[K] ? Lane::load_unaligned(p + i) : Lane(p[0]);
+    }
   }
 };
 
@@ -49,26 +98,40 @@ struct Eval<K, ScalarLeaf<T>> {
     return e.value;
   }
   template <bool Contiguous, std::size_t N>
-  static xsimd::batch<T> simd(ScalarLeaf<T> const& e, RowState<N> const&, std::int64_t) {
-    return xsimd::batch<T>(e.value);
+  static xsimd::batch<simd_lane_t<T>> simd(ScalarLeaf<T> const& e, RowState<N> const&, std::int64_t) {
+    return xsimd::batch<simd_lane_t<T>>(static_cast<simd_lane_t<T>>(e.value));
   }
 };
+
+/// An operand as the op computes it: a 16-bit float widened to float32.
+template <class T>
+detail::compute_t<T> widened(T v) {
+  return static_cast<detail::compute_t<T>>(v);
+}
 
 template <std::size_t K, class Op, class... Args>
 struct Eval<K, Expr<Op, Args...>> {
   static constexpr auto offsets = child_leaf_offsets<Args...>();
+  using Out = typename Expr<Op, Args...>::value_type;
+  // 16-bit floats in or out: the op runs on float32 and its result is rounded
+  // to the node's type, so every op rounds once, as XLA's CPU code does.
+  static constexpr bool widens = detail::is_half_float<Out> || (detail::is_half_float<typename Args::value_type> || ...);
 
   template <std::size_t N>
   static auto scalar(Expr<Op, Args...> const& e, RowState<N> const& s, std::int64_t i) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return Op::scalar(Eval<K + offsets[I], Args>::scalar(std::get<I>(e.args()), s, i)...);
+      if constexpr (widens)
+        return static_cast<Out>(Op::scalar(widened(Eval<K + offsets[I], Args>::scalar(std::get<I>(e.args()), s, i))...));
+      else return Op::scalar(Eval<K + offsets[I], Args>::scalar(std::get<I>(e.args()), s, i)...);
     }(std::index_sequence_for<Args...>{});
   }
   template <bool Contiguous, std::size_t N>
   static auto simd(Expr<Op, Args...> const& e, RowState<N> const& s, std::int64_t i) {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto const result = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return Op::simd(Eval<K + offsets[I], Args>::template simd<Contiguous>(std::get<I>(e.args()), s, i)...);
     }(std::index_sequence_for<Args...>{});
+    if constexpr (std::same_as<Out, bfloat16>) return round_to_bfloat16(result);
+    else return result;
   }
 };
 
@@ -95,12 +158,13 @@ template <class Op, class... Args, class L>
 inline constexpr bool simd_ready<Expr<Op, Args...>, L> = Op::template simd_for<L> && (simd_ready<Args, L> && ...);
 
 /// The region runs as xsimd batches when the leaves and the result share a
-/// non-bool lane type and every op has a SIMD kernel for it.
+/// lane type, a number or bfloat16 (not bool, nor float16), and every op has
+/// a SIMD kernel for it (for bfloat16: for float32).
 template <class E>
 inline constexpr bool vectorizable = [] {
   using L = typename lane<E>::type;
-  if constexpr (std::is_void_v<L> || std::same_as<L, bool>) return false;
-  else return std::same_as<L, typename E::value_type> && simd_ready<E, L>;
+  if constexpr (std::is_void_v<L> || std::same_as<L, bool> || std::same_as<L, float16>) return false;
+  else return std::same_as<L, typename E::value_type> && simd_ready<E, simd_lane_t<L>>;
 }();
 
 template <class E, class F>
@@ -128,9 +192,21 @@ void for_each_leaf(E const& e, F&& f) {
 template <bool Contiguous, class E>
 JAXCC_FLATTEN void simd_rows(E const& e, RowState<leaf_count<E>> const& s, typename E::value_type* dst,
                              std::int64_t lo, std::int64_t hi) {
-  constexpr std::int64_t width = xsimd::batch<typename E::value_type>::size;
+  using T = typename E::value_type;
+  constexpr std::int64_t width = xsimd::batch<simd_lane_t<T>>::size;
   std::int64_t i = lo;
-  for (; i + width <= hi; i += width) Eval<0, E>::template simd<Contiguous>(e, s, i).store_unaligned(dst + i);
+  for (; i + width <= hi; i += width) {
+    auto const batch = Eval<0, E>::template simd<Contiguous>(e, s, i);
+    if constexpr (std::same_as<T, bfloat16>) {
+      alignas(64) std::uint32_t wide[width];
+      batch.store_aligned(reinterpret_cast<float*>(wide));
+      std::uint16_t raw[width];
+      for (std::int64_t j = 0; j < width; ++j) raw[j] = static_cast<std::uint16_t>(wide[j] >> 16);
+      std::memcpy(dst + i, raw, sizeof raw);
+    } else {
+      batch.store_unaligned(dst + i);
+    }
+  }
   for (; i < hi; ++i) dst[i] = Eval<0, E>::scalar(e, s, i);
 }
 
@@ -186,7 +262,7 @@ Array<typename E::value_type> evaluate_concrete(E const& e) {
     s.ptr = base;
     s.stride.fill(1);
     if constexpr (vectorizable<E>) {
-      jaxcc::detail::parallel_chunks(n, xsimd::batch<R>::size,
+      jaxcc::detail::parallel_chunks(n, xsimd::batch<simd_lane_t<R>>::size,
                                      [&](std::int64_t lo, std::int64_t hi) { simd_rows<true>(e, s, dst, lo, hi); });
     } else {
       jaxcc::detail::parallel_chunks(n, 1, [&](std::int64_t lo, std::int64_t hi) { scalar_rows(e, s, dst, lo, hi); });

@@ -88,6 +88,8 @@ void install_value_ops() {
     Ops::template fill<std::int8_t>(value_ops_of(DType::int8));
     Ops::template fill<std::uint8_t>(value_ops_of(DType::uint8));
     Ops::template fill<std::int16_t>(value_ops_of(DType::int16));
+    Ops::template fill<bfloat16>(value_ops_of(DType::bfloat16));
+    Ops::template fill<float16>(value_ops_of(DType::float16));
     return true;
   }();
   (void)installed;

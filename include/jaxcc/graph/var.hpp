@@ -21,7 +21,7 @@ struct Var {
   std::uint64_t id;        // creation order within that trace
 };
 
-/// JAX's short dtype names: f32, f64, i8, i16, i32, i64, u8, u32, bool.
+/// JAX's short dtype names: f32, f64, bf16, f16, i8, i16, i32, i64, u8, u32, bool.
 constexpr std::string_view short_name(DType d) noexcept {
   switch (d) {
     case DType::bool_: return "bool";
@@ -33,6 +33,8 @@ constexpr std::string_view short_name(DType d) noexcept {
     case DType::int8: return "i8";
     case DType::uint8: return "u8";
     case DType::int16: return "i16";
+    case DType::bfloat16: return "bf16";
+    case DType::float16: return "f16";
   }
   return "?";
 }

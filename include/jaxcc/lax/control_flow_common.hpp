@@ -35,8 +35,6 @@
 
 namespace jaxcc::detail {
 
-inline bool is_float_dtype(DType d) noexcept { return d == DType::float32 || d == DType::float64; }
-
 inline std::vector<graph::Aval> avals_of(std::span<AnyArray const> xs) {
   std::vector<graph::Aval> out;
   for (auto const& x : xs) out.push_back(graph::aval_of(x));
@@ -163,7 +161,7 @@ inline JvpBody jvp_body(graph::Program const& p, std::span<std::size_t const> in
       if (with_primals) result.insert(result.end(), outs.begin() + static_cast<std::ptrdiff_t>(start),
                                       outs.begin() + static_cast<std::ptrdiff_t>(start + out_groups[g]));
       for (std::size_t i = start; i < start + out_groups[g]; ++i) {
-        nonzero_out[i] = is_float_dtype(out_avals[i].dtype) && (touts[i].has_value() || instantiate[i]);
+        nonzero_out[i] = is_floating(out_avals[i].dtype) && (touts[i].has_value() || instantiate[i]);
         if (nonzero_out[i]) result.push_back(instantiate_zeros(touts[i], out_avals[i]));
       }
     }

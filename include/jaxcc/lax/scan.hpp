@@ -98,7 +98,7 @@ class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_f
                                      std::span<AnyArray const>) const override {
     auto const [nc, ncarry, nx, ny] = sizes(primals.size());
     std::vector<bool> nonzero(primals.size());
-    for (std::size_t i = 0; i < primals.size(); ++i) nonzero[i] = tangents[i] && is_float_dtype(primals[i].dtype());
+    for (std::size_t i = 0; i < primals.size(); ++i) nonzero[i] = tangents[i] && is_floating(primals[i].dtype());
     if (count_true(nonzero) == 0) return std::vector<graph::MaybeArray>(ncarry + ny);
     std::array const in_groups{nc, ncarry, nx};
     std::array const out_groups{ncarry, ny};
@@ -149,13 +149,13 @@ class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_f
     // the running sums of the consts' cotangents and the carry's cotangent.
     std::vector<std::size_t> float_consts, float_carry, float_xs, nonzero_ys;
     for (std::size_t i = 0; i < nc; ++i)
-      if (is_float_dtype(step_in[i].dtype)) float_consts.push_back(i);
+      if (is_floating(step_in[i].dtype)) float_consts.push_back(i);
     for (std::size_t i = 0; i < ncarry; ++i)
-      if (is_float_dtype(step_in[nc + i].dtype)) float_carry.push_back(i);
+      if (is_floating(step_in[nc + i].dtype)) float_carry.push_back(i);
     for (std::size_t k = 0; k < nx; ++k)
-      if (is_float_dtype(step_in[nc + ncarry + k].dtype)) float_xs.push_back(k);
+      if (is_floating(step_in[nc + ncarry + k].dtype)) float_xs.push_back(k);
     for (std::size_t j = 0; j < ny; ++j)
-      if (cotangents[ncarry + j] && is_float_dtype(step_out[ncarry + j].dtype)) nonzero_ys.push_back(j);
+      if (cotangents[ncarry + j] && is_floating(step_out[ncarry + j].dtype)) nonzero_ys.push_back(j);
 
     std::vector<graph::Aval> bwd_avals(step_in.begin(), step_in.begin() + static_cast<std::ptrdiff_t>(nc));
     for (auto i : float_consts) bwd_avals.push_back(step_in[i]);

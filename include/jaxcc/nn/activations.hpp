@@ -32,7 +32,7 @@ auto relu(A const& x) {
 /// 1 / (1 + exp(-x)), lax.logistic.
 template <ArrayLike A>
 auto sigmoid(A const& x) {
-  static_assert(std::is_floating_point_v<value_type_t<A>>,
+  static_assert(FloatElement<value_type_t<A>>,
                 "nn::sigmoid: logistic accepts floating-point arrays only; convert first, e.g. x.astype<float>()");
   return fusion::make_expr<primitives::logistic_p>(x);
 }

@@ -134,7 +134,7 @@ Array<T> arange(A start, B stop, C step = 1) {
   auto const n = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(span)));
   auto [out, data] = detail::allocate<T>(Shape{n});
   for (std::int64_t i = 0; i < n; ++i) {
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (FloatElement<T>)
       data[i] = static_cast<T>(static_cast<double>(start) + static_cast<double>(i) * static_cast<double>(step));
     else
       data[i] = static_cast<T>(static_cast<std::int64_t>(start) + i * static_cast<std::int64_t>(step));

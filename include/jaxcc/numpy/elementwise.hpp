@@ -27,7 +27,7 @@ auto array_operand(A const& a) {
 
 namespace lax {
 template <ArrayLike A>
-  requires std::is_floating_point_v<value_type_t<A>>
+  requires FloatElement<value_type_t<A>>
 auto is_finite(A const& a);
 }  // namespace lax
 
@@ -92,19 +92,19 @@ template <ArrayLike A> auto arctan(A const& a) { return detail::float_unary<prim
 /// floor, ceil and round keep integer inputs as they are (they are already whole).
 template <ArrayLike A>
 auto floor(A const& a) {
-  if constexpr (std::is_floating_point_v<value_type_t<A>>) return fusion::make_expr<primitives::floor_p>(a);
+  if constexpr (FloatElement<value_type_t<A>>) return fusion::make_expr<primitives::floor_p>(a);
   else return as_array(a);
 }
 /// ceil(x) = -floor(-x) (the same value, -0.0 included, and zero tangent).
 template <ArrayLike A>
 auto ceil(A const& a) {
-  if constexpr (std::is_floating_point_v<value_type_t<A>>) return -numpy::floor(-a);
+  if constexpr (FloatElement<value_type_t<A>>) return -numpy::floor(-a);
   else return as_array(a);
 }
 /// Round half to even, as numpy (jnp.round with decimals=0).
 template <ArrayLike A>
 auto round(A const& a) {
-  if constexpr (std::is_floating_point_v<value_type_t<A>>) return fusion::make_expr<primitives::round_p>(a);
+  if constexpr (FloatElement<value_type_t<A>>) return fusion::make_expr<primitives::round_p>(a);
   else return as_array(a);
 }
 
@@ -153,13 +153,13 @@ template <ArrayLike A> auto isnan(A const& a) { return a != a; }
 /// |x| == inf for floats; integers and bools are never infinite (x != x is all false).
 template <ArrayLike A>
 auto isinf(A const& a) {
-  if constexpr (std::is_floating_point_v<value_type_t<A>>) return abs(a) == std::numeric_limits<value_type_t<A>>::infinity();
+  if constexpr (FloatElement<value_type_t<A>>) return abs(a) == std::numeric_limits<value_type_t<A>>::infinity();
   else return a != a;
 }
 /// Neither infinite nor nan (lax.is_finite); integers and bools always are (x == x is all true).
 template <ArrayLike A>
 auto isfinite(A const& a) {
-  if constexpr (std::is_floating_point_v<value_type_t<A>>) return lax::is_finite(a);
+  if constexpr (FloatElement<value_type_t<A>>) return lax::is_finite(a);
   else return a == a;
 }
 
@@ -170,7 +170,7 @@ template <ArrayLike A>
 auto nan_to_num(A const& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
                 std::optional<double> neginf = std::nullopt) {
   using T = value_type_t<A>;
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (FloatElement<T>) {
     constexpr T inf = std::numeric_limits<T>::infinity();
     auto const no_nan = where(isnan(x), static_cast<T>(nan), x);
     auto const no_posinf = where(no_nan == inf, static_cast<T>(posinf.value_or(std::numeric_limits<T>::max())), no_nan);
@@ -260,12 +260,12 @@ auto polygamma(M m, A const& x) {
                                                     detail::array_operand<T>(x));
 }
 template <ArrayLike A>
-  requires std::is_floating_point_v<value_type_t<A>>
+  requires FloatElement<value_type_t<A>>
 auto is_finite(A const& a) {
   return fusion::make_expr<primitives::is_finite_p>(a);
 }
 template <ArrayLike A, ArrayLike B>
-  requires std::same_as<value_type_t<A>, value_type_t<B>> && std::is_floating_point_v<value_type_t<A>>
+  requires std::same_as<value_type_t<A>, value_type_t<B>> && FloatElement<value_type_t<A>>
 auto atan2(A const& a, B const& b) {
   return fusion::make_expr<primitives::atan2_p>(a, b);
 }

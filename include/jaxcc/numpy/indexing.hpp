@@ -281,7 +281,7 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
   if (drop) {
     Shape where_shape(static_cast<std::size_t>(out.ndim()), 1);
     std::copy(common.begin(), common.end(), where_shape.begin() + at);
-    out = numpy::where(lax::reshape(valid, where_shape), out, static_cast<T>(-1));
+    out = numpy::where(lax::reshape(valid, where_shape), out, static_cast<compute_t<T>>(-1));
   }
   return out;
 }
@@ -426,7 +426,7 @@ class AtRef {
     auto const lowest = kind == Kind::max ? std::numeric_limits<U>::lowest() : std::numeric_limits<U>::max();
     auto const extremum = apply(kind, numpy::full<U>(Shape{n}, lowest), lax::stop_gradient(u));
     Array<U> reached = extremum;
-    if constexpr (std::is_floating_point_v<U>) {
+    if constexpr (FloatElement<U>) {
       Array<bool> const attains = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, extremum, at) == u;
       auto const share = scatter_add(zeros, numpy::where(attains, U(1), U(0)));
       auto const sum = scatter_add(zeros, numpy::where(attains, u, U(0)));

@@ -182,14 +182,19 @@ Array<bool> all(A const& x, detail::AxisArg const& axis = {}, bool keepdims = fa
 }
 
 /// The sum in the float dtype, divided by the count; an empty reduction
-/// gives nan (0 / 0), as in JAX.
+/// gives nan (0 / 0), as in JAX. 16-bit floats compute in float32 and round
+/// the result (jnp.mean's upcast_f16_for_computation), as var and std do.
 template <ArrayLike A>
 Array<float_t<value_type_t<A>>> mean(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false) {
   using F = float_t<value_type_t<A>>;
-  Array<F> const a = fusion::cast<F>(x);
-  auto const axes = axis.resolve(a.ndim(), "mean");
-  auto const total = detail::reduce_over<primitives::reduce_sum_p>(a, axes, keepdims);
-  return total / static_cast<F>(detail::reduced_size(a.shape(), axes));
+  if constexpr (detail::is_half_float<F>) {
+    return mean(fusion::cast<float>(x), axis, keepdims).template astype<F>();
+  } else {
+    Array<F> const a = fusion::cast<F>(x);
+    auto const axes = axis.resolve(a.ndim(), "mean");
+    auto const total = detail::reduce_over<primitives::reduce_sum_p>(a, axes, keepdims);
+    return total / static_cast<F>(detail::reduced_size(a.shape(), axes));
+  }
 }
 
 /// Variance: the mean squared deviation from the mean, dividing by
@@ -199,13 +204,17 @@ template <ArrayLike A>
 Array<float_t<value_type_t<A>>> var(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false,
                                      double ddof = 0) {
   using F = float_t<value_type_t<A>>;
-  Array<F> const a = fusion::cast<F>(x);
-  auto const axes = axis.resolve(a.ndim(), "var");
-  auto const n = static_cast<F>(detail::reduced_size(a.shape(), axes));
-  Array<F> const centered = a - detail::reduce_over<primitives::reduce_sum_p>(a, axes, true) / n;
-  auto const total = detail::reduce_over<primitives::reduce_sum_p>(Array<F>(square(centered)), axes, keepdims);
-  auto const normalizer = n - static_cast<F>(ddof);
-  return total / (normalizer > 0 ? normalizer : std::numeric_limits<F>::quiet_NaN());
+  if constexpr (detail::is_half_float<F>) {
+    return var(fusion::cast<float>(x), axis, keepdims, ddof).template astype<F>();
+  } else {
+    Array<F> const a = fusion::cast<F>(x);
+    auto const axes = axis.resolve(a.ndim(), "var");
+    auto const n = static_cast<F>(detail::reduced_size(a.shape(), axes));
+    Array<F> const centered = a - detail::reduce_over<primitives::reduce_sum_p>(a, axes, true) / n;
+    auto const total = detail::reduce_over<primitives::reduce_sum_p>(Array<F>(square(centered)), axes, keepdims);
+    auto const normalizer = n - static_cast<F>(ddof);
+    return total / (normalizer > 0 ? normalizer : std::numeric_limits<F>::quiet_NaN());
+  }
 }
 
 /// Standard deviation: sqrt(var(x, axis, keepdims, ddof)).

@@ -308,6 +308,10 @@ struct dot_general_p {
       // Logical or of ands: count the true products in int32, then test > 0.
       auto const counts = impl(p, std::move(out_shape), lhs.template astype<std::int32_t>(), rhs.template astype<std::int32_t>());
       return counts.template astype<bool>();
+    } else if constexpr (detail::is_half_float<T>) {
+      // 16-bit floats: a float32 product, rounded once (XLA's CPU dot).
+      auto const wide = impl(p, std::move(out_shape), lhs.template astype<float>(), rhs.template astype<float>());
+      return wide.template astype<T>();
     } else {
       auto allocated = detail::allocate<T>(std::move(out_shape));
       auto const& out = allocated.first;

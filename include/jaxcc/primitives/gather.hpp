@@ -40,7 +40,7 @@ namespace jaxcc::detail {
 template <Element T>
 T gather_fill_value(std::optional<double> const& given) {
   if (!given) {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::quiet_NaN();
+    if constexpr (FloatElement<T>) return std::numeric_limits<T>::quiet_NaN();
     else if constexpr (std::same_as<T, bool>) return true;
     else return std::numeric_limits<T>::min();
   }

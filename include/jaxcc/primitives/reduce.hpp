@@ -123,7 +123,8 @@ struct Reduction {
   /// as they come, and the operand is never written to memory.
   template <Element T>
   static std::unique_ptr<graph::RowFold> row_fold(Params const& p, Shape const& operand) {
-    if constexpr (requires { Derived::partial_combine; }) {
+    // (16-bit floats stay unfused: their reductions accumulate in float32, see impl.)
+    if constexpr (requires { Derived::partial_combine; } && !is_half_float<T>) {
       auto const rank = operand.rank(), reduced = static_cast<std::int64_t>(p.axes.size());
       bool const trailing = reduced > 0 && std::all_of(p.axes.begin(), p.axes.end(), [&](std::int64_t a) {
         return a >= rank - reduced;  // distinct, so these are exactly the last `reduced`
@@ -156,9 +157,14 @@ struct Reduction {
 
   template <Element T>
   static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
-    auto [out, dst] = allocate<T>(std::move(out_shape));
-    reduce_into<typename Derived::monoid>(x, p.axes, Derived::template identity<T>(), dst, out.size());
-    return out;
+    // 16-bit floats accumulate in float32 and round once, as XLA's CPU code.
+    if constexpr (is_half_float<T>) {
+      return impl(p, std::move(out_shape), x.template astype<float>()).template astype<T>();
+    } else {
+      auto [out, dst] = allocate<T>(std::move(out_shape));
+      reduce_into<typename Derived::monoid>(x, p.axes, Derived::template identity<T>(), dst, out.size());
+      return out;
+    }
   }
 };
 
@@ -430,7 +436,7 @@ struct reduce_and_p : detail::Reduction<reduce_and_p> {
   using monoid = and_p;
   template <Element T>
   static constexpr T identity() {
-    static_assert(!std::is_floating_point_v<T>, "reduce_and: logical reduction requires operand dtype bool or int");
+    static_assert(!FloatElement<T>, "reduce_and: logical reduction requires operand dtype bool or int");
     if constexpr (std::same_as<T, bool>) return true;
     else return T(~T{0});
   }
@@ -451,7 +457,7 @@ struct reduce_or_p : detail::Reduction<reduce_or_p> {
   using monoid = or_p;
   template <Element T>
   static constexpr T identity() {
-    static_assert(!std::is_floating_point_v<T>, "reduce_or: logical reduction requires operand dtype bool or int");
+    static_assert(!FloatElement<T>, "reduce_or: logical reduction requires operand dtype bool or int");
     return T{0};
   }
 

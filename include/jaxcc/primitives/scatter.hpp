@@ -68,13 +68,13 @@ T combine_mul(T a, T u) {
 // NaN wins, as lax.min / lax.max.
 template <Element T>
 T combine_min(T a, T u) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (FloatElement<T>)
     if (std::isnan(a) || std::isnan(u)) return std::isnan(a) ? a : u;
   return std::min(a, u);
 }
 template <Element T>
 T combine_max(T a, T u) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (FloatElement<T>)
     if (std::isnan(a) || std::isnan(u)) return std::isnan(a) ? a : u;
   return std::max(a, u);
 }
@@ -166,7 +166,7 @@ struct scatter_p {
   template <Element T>
   static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& u, Array<T> const& tx,
                   Array<T> const& tu) {
-    if constexpr (!std::is_floating_point_v<T>) {
+    if constexpr (!FloatElement<T>) {
       return fusion::Zero<T>{};
     } else {
       if (!in_bounds(p, x.shape())) return tx;  // the update was dropped
@@ -181,7 +181,7 @@ struct scatter_p {
   /// The transpose of that tangent map, for both operands.
   template <Element T>
   static auto vjp(Params const& p, Array<T> const& ct, Array<T> const& out, Array<T> const& x, Array<T> const& u) {
-    if constexpr (!std::is_floating_point_v<T>) {
+    if constexpr (!FloatElement<T>) {
       return std::tuple<graph::NoCotangent, graph::NoCotangent>{};
     } else {
       using Cotangents = std::tuple<Array<T>, Array<T>>;

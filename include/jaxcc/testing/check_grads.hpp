@@ -72,7 +72,7 @@ inline std::vector<AnyArray> random_like(std::vector<AnyArray> const& leaves, st
   std::normal_distribution<double> normal;
   std::vector<AnyArray> out;
   for (auto const& l : leaves) {
-    bool const is_float = l.dtype() == DType::float32 || l.dtype() == DType::float64;
+    bool const is_float = is_floating(l.dtype());
     std::vector<double> v(static_cast<std::size_t>(l.size()));
     for (auto& x : v) x = is_float ? normal(rng) : 0.0;
     out.push_back(array_like(l, v));

@@ -39,6 +39,7 @@ Array<value_type_t<A>> rand_like(A const& like, std::uint32_t seed = 0) {
   Shape const shape = like.shape();
   auto const key = random::key(seed);
   if constexpr (std::floating_point<T>) return random::normal<T>(key, shape);
+  else if constexpr (FloatElement<T>) return random::normal<float>(key, shape).template astype<T>();
   else if constexpr (std::same_as<T, bool>) return random::bernoulli(key, 0.5, shape);
   else if constexpr (std::is_unsigned_v<T>) return random::randint<std::uint32_t>(key, shape, 0, 16).template astype<T>();
   else return random::randint<std::int32_t>(key, shape, -8, 8).template astype<T>();

@@ -59,7 +59,7 @@ inline void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> con
 }
 
 inline void check_grad_input(AnyArray const& leaf, std::string_view transform) {
-  if (leaf.dtype() != DType::float32 && leaf.dtype() != DType::float64)
+  if (!is_floating(leaf.dtype()))
     throw Error(std::string(transform) +
                 " requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got " +
                 std::string(name(leaf.dtype())) +
@@ -75,7 +75,7 @@ inline void check_grad_output(AnyArray const& out) {
                 "reduce the output to a scalar with jnp::sum(output), or use jaxcc::jacrev to differentiate a "
                 "function with a non-scalar output.");
   }
-  if (out.dtype() != DType::float32 && out.dtype() != DType::float64)
+  if (!is_floating(out.dtype()))
     throw Error("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got " +
                 std::string(name(out.dtype())) + ". For differentiation of functions with integer outputs, use "
                 "jaxcc::vjp directly.");
