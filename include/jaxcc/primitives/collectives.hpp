@@ -121,7 +121,7 @@ struct psum_p : detail::AxisReduction<psum_p, reduce_sum_p> {
   }
   template <Element T>
   static Array<T> unmapped(Array<T> const& x, std::int64_t size) {
-    return Array<T>(x * static_cast<T>(size));
+    return Array<T>(x * static_cast<detail::compute_t<T>>(size));
   }
   /// Linear: its tangent is the psum of the tangent, and its transpose is
   /// psum again (each element's cotangent reaches every element's input).
@@ -303,7 +303,7 @@ struct psum_scatter_p {
       return {bind(q, x), d <= p.scatter_dimension || p.tiled ? d : d - 1};
     }
     auto const total = dims[0] ? detail::bind<reduce_sum_p>({Axes{*dims[0]}}, x)
-                               : Array<T>(x * static_cast<T>(axis.size));
+                               : Array<T>(x * static_cast<detail::compute_t<T>>(axis.size));
     Shape split = total.shape();
     auto const d = static_cast<std::size_t>(p.scatter_dimension);
     split[d] /= axis.size;
@@ -607,7 +607,7 @@ template <ArrayLike A>
 auto pmean(A const& x, std::string const& axis_name) {
   using T = value_type_t<A>;
   auto const n = graph::find_axis(axis_name).size;
-  if constexpr (detail::is_float<T>) return Array<T>(psum(x, axis_name) / static_cast<T>(n));
+  if constexpr (detail::is_float<T>) return Array<T>(psum(x, axis_name) / static_cast<detail::compute_t<T>>(n));
   else return Array<float>(fusion::cast<float>(psum(x, axis_name)) / static_cast<float>(n));
 }
 /// lax.pmax / lax.pmin: the elementwise maximum / minimum over the axis.

@@ -50,7 +50,7 @@ struct SpmdOps {
     ops.reshard = [](AnyArray const& x, graph::Layout const& from, graph::Layout const& to) -> AnyArray {
       return reshard(x.as<T>(), from, to);
     };
-    ops.zeros = [](Shape const& shape) -> AnyArray { return filled<T>(shape, T{0}); };
+    ops.zeros = [](Shape const& shape) -> AnyArray { return filled<T>(shape, 0); };
     ops.combine = [](AnyArray const& x, std::string const& axis, graph::PartialCombine how) -> AnyArray {
       switch (how) {
         case graph::PartialCombine::max: return lax::pmax(x.as<T>(), axis);
@@ -60,7 +60,7 @@ struct SpmdOps {
       return lax::psum(x.as<T>(), axis);
     };
     if constexpr (is_float<T>)
-      ops.scale = [](AnyArray const& x, double factor) -> AnyArray { return Array<T>(x.as<T>() * static_cast<T>(factor)); };
+      ops.scale = [](AnyArray const& x, double factor) -> AnyArray { return Array<T>(x.as<T>() * static_cast<compute_t<T>>(factor)); };
   }
 };
 
