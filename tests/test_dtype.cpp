@@ -2,7 +2,9 @@
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
+#include <jaxcc/testing/random_inputs.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -381,6 +383,27 @@ TEST_CASE("bfloat16 regions run as float32 batches, rounding after each op as th
         std::vector<float>(64, std::numeric_limits<float>::infinity()));
   CHECK(Array<bool>(jnp::isnan(Array<bfloat16>(jnp::full<bfloat16>({64}, std::nan("")) + ones))).to_vector() ==
         std::vector<bool>(64, true));
+}
+
+TEST_CASE("bfloat16 through the functions that name their dtype's constants", "[dtype][half]") {
+  auto const inf = std::numeric_limits<float>::infinity();
+  auto const x = rounded<bfloat16>({1.5f, inf, -inf, std::nanf(""), -2.f});
+  CHECK(Array<bool>(jnp::isinf(x)).to_vector() == std::vector<bool>{false, true, true, false, false});
+  CHECK(Array<bool>(jnp::isfinite(x)).to_vector() == std::vector<bool>{true, false, false, false, true});
+  // nan_to_num's defaults are bfloat16's largest and lowest finite values, (2 - 2^-7) * 2^127.
+  auto const largest = static_cast<float>(std::numeric_limits<bfloat16>::max());
+  CHECK(largest == 0x1.fep127f);
+  CHECK(Array<bfloat16>(jnp::nan_to_num(x)).astype<float>().to_vector() ==
+        std::vector<float>{1.5f, largest, -largest, 0.f, -2.f});
+  // .at(...).max: the larger of the present value and each update at its index.
+  auto const y = rounded<bfloat16>({1.f, 2.f, 3.f}).at(jnp::array<std::int32_t>({0, 2, 0})).max(rounded<bfloat16>({5.f, 1.f, 4.f}));
+  CHECK(y.astype<float>().to_vector() == std::vector<float>{5.f, 2.f, 3.f});
+  // Random inputs for testing: bfloat16 values of the shape asked, not all equal.
+  auto const r = jaxcc::testing::rand_like(rounded<bfloat16>({0.f, 0.f, 0.f, 0.f}));
+  static_assert(std::same_as<jaxcc::value_type_t<decltype(r)>, bfloat16>);
+  auto const v = r.astype<float>().to_vector();
+  CHECK(v.size() == 4);
+  CHECK(std::any_of(v.begin(), v.end(), [&](float e) { return e != v[0]; }));
 }
 
 }  // namespace test_dtype

@@ -39,13 +39,10 @@ struct simd_lane<bfloat16> {
 template <class T>
 using simd_lane_t = typename simd_lane<T>::type;
 
-/// bfloat16's bits as the float32 they widen to, and float32 (already of
-/// bfloat16's precision) back to bfloat16: the high half of its bits.
-inline float widened_bits(bfloat16 v) {
-  return std::bit_cast<float>(std::uint32_t{std::bit_cast<std::uint16_t>(v)} << 16);
-}
-inline bfloat16 narrowed_bits(float v) {
-  return std::bit_cast<bfloat16>(static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16));
+/// An operand as an op computes it: a 16-bit float widened to float32.
+template <class T>
+detail::compute_t<T> widened(T v) {
+  return static_cast<detail::compute_t<T>>(v);
 }
 
 /// Each lane rounded to bfloat16's precision, to nearest even (NaN kept),
@@ -75,14 +72,15 @@ struct Eval<K, Array<T>> {
   static Lane simd(Array<T> const&, RowState<N> const& s, std::int64_t i) {
     auto const* p = static_cast<T const*>(s.ptr[K]);
     if constexpr (std::same_as<T, bfloat16>) {
-      if (!Contiguous && !s.stride[K]) return Lane(widened_bits(p[0]));
-      // Raw bits in, shifted as whole words: the compiler turns this into
-      // vector widening and shifts (element by element it would not).
+      if (!Contiguous && !s.stride[K]) return Lane(widened(p[0]));
+      // A bfloat16's bits are the high half of its float32's. Raw bits in,
+      // shifted as whole words: the compiler turns this into vector widening
+      // and shifts (element by element it would not).
       std::uint16_t raw[Lane::size];
       std::memcpy(raw, p + i, sizeof raw);
       alignas(64) std::uint32_t wide[Lane::size];
       for (std::size_t j = 0; j < Lane::size; ++j) wide[j] = std::uint32_t{raw[j]} << 16;
-      return Lane::load_aligned(reinterpret_cast<float const*>(wide));
+      return std::bit_cast<Lane>(xsimd::batch<std::uint32_t>::load_aligned(wide));
     } else if constexpr (Contiguous) {
       return Lane::load_unaligned(p + i);
     } else {
@@ -102,12 +100,6 @@ struct Eval<K, ScalarLeaf<T>> {
     return xsimd::batch<simd_lane_t<T>>(static_cast<simd_lane_t<T>>(e.value));
   }
 };
-
-/// An operand as the op computes it: a 16-bit float widened to float32.
-template <class T>
-detail::compute_t<T> widened(T v) {
-  return static_cast<detail::compute_t<T>>(v);
-}
 
 template <std::size_t K, class Op, class... Args>
 struct Eval<K, Expr<Op, Args...>> {
@@ -199,7 +191,7 @@ JAXCC_FLATTEN void simd_rows(E const& e, RowState<leaf_count<E>> const& s, typen
     auto const batch = Eval<0, E>::template simd<Contiguous>(e, s, i);
     if constexpr (std::same_as<T, bfloat16>) {
       alignas(64) std::uint32_t wide[width];
-      batch.store_aligned(reinterpret_cast<float*>(wide));
+      std::bit_cast<xsimd::batch<std::uint32_t>>(batch).store_aligned(wide);
       std::uint16_t raw[width];
       for (std::int64_t j = 0; j < width; ++j) raw[j] = static_cast<std::uint16_t>(wide[j] >> 16);
       std::memcpy(dst + i, raw, sizeof raw);

@@ -153,7 +153,8 @@ template <ArrayLike A> auto isnan(A const& a) { return a != a; }
 /// |x| == inf for floats; integers and bools are never infinite (x != x is all false).
 template <ArrayLike A>
 auto isinf(A const& a) {
-  if constexpr (FloatElement<value_type_t<A>>) return abs(a) == std::numeric_limits<value_type_t<A>>::infinity();
+  if constexpr (FloatElement<value_type_t<A>>)
+    return abs(a) == std::numeric_limits<detail::compute_t<value_type_t<A>>>::infinity();
   else return a != a;
 }
 /// Neither infinite nor nan (lax.is_finite); integers and bools always are (x == x is all true).
@@ -171,10 +172,12 @@ auto nan_to_num(A const& x, double nan = 0.0, std::optional<double> posinf = std
                 std::optional<double> neginf = std::nullopt) {
   using T = value_type_t<A>;
   if constexpr (FloatElement<T>) {
-    constexpr T inf = std::numeric_limits<T>::infinity();
-    auto const no_nan = where(isnan(x), static_cast<T>(nan), x);
-    auto const no_posinf = where(no_nan == inf, static_cast<T>(posinf.value_or(std::numeric_limits<T>::max())), no_nan);
-    return where(no_posinf == -inf, static_cast<T>(neginf.value_or(std::numeric_limits<T>::lowest())), no_posinf);
+    using C = detail::compute_t<T>;  // a 16-bit float's values as C++ numbers (weakly typed beside x)
+    constexpr C inf = std::numeric_limits<C>::infinity();
+    auto const largest = static_cast<double>(std::numeric_limits<T>::max());
+    auto const no_nan = where(isnan(x), static_cast<C>(nan), x);
+    auto const no_posinf = where(no_nan == inf, static_cast<C>(posinf.value_or(largest)), no_nan);
+    return where(no_posinf == -inf, static_cast<C>(neginf.value_or(-largest)), no_posinf);
   } else {
     return as_array(x);
   }

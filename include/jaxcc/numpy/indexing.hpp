@@ -418,20 +418,22 @@ class AtRef {
     Array<bool> const untouched = landed == 0;
     if (kind == Kind::set) {
       Array<bool> const kept = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, landed, at) == ids;
-      return numpy::where(untouched, x, U(0)) + scatter_add(zeros, numpy::where(kept, u, U(0)));
+      return numpy::where(untouched, x, compute_t<U>(0)) + scatter_add(zeros, numpy::where(kept, u, compute_t<U>(0)));
     }
     // min / max: the extremum of the updates at each position (its value
     // from the kernel, its derivative split among the updates that attain
     // it), then combined with x.
-    auto const lowest = kind == Kind::max ? std::numeric_limits<U>::lowest() : std::numeric_limits<U>::max();
+    auto const lowest = static_cast<compute_t<U>>(kind == Kind::max ? std::numeric_limits<U>::lowest()
+                                                                    : std::numeric_limits<U>::max());
     auto const extremum = apply(kind, numpy::full<U>(Shape{n}, lowest), lax::stop_gradient(u));
     Array<U> reached = extremum;
     if constexpr (FloatElement<U>) {
+      using C = compute_t<U>;  // a 16-bit float's constants as C++ numbers
       Array<bool> const attains = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, extremum, at) == u;
-      auto const share = scatter_add(zeros, numpy::where(attains, U(1), U(0)));
-      auto const sum = scatter_add(zeros, numpy::where(attains, u, U(0)));
+      auto const share = scatter_add(zeros, fusion::cast<U>(numpy::where(attains, C(1), C(0))));
+      auto const sum = scatter_add(zeros, numpy::where(attains, u, C(0)));
       // The value stays the kernel's; the difference below is zero but carries the derivative.
-      reached = extremum + numpy::where(numpy::isfinite(sum), (sum - lax::stop_gradient(sum)) / numpy::maximum(share, U(1)), U(0));
+      reached = extremum + numpy::where(numpy::isfinite(sum), (sum - lax::stop_gradient(sum)) / numpy::maximum(share, C(1)), C(0));
     }
     auto const combined = kind == Kind::max ? Array<U>(numpy::maximum(x, reached)) : Array<U>(numpy::minimum(x, reached));
     return numpy::where(untouched, x, combined);
