@@ -5,6 +5,7 @@
 #include <jaxcc/testing/random_inputs.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -383,6 +384,21 @@ TEST_CASE("bfloat16 regions run as float32 batches, rounding after each op as th
         std::vector<float>(64, std::numeric_limits<float>::infinity()));
   CHECK(Array<bool>(jnp::isnan(Array<bfloat16>(jnp::full<bfloat16>({64}, std::nan("")) + ones))).to_vector() ==
         std::vector<bool>(64, true));
+}
+
+TEST_CASE("bfloat16 regions widen and narrow every bit pattern exactly", "[dtype][half]") {
+  // All 65536 patterns, in whole batches: -(-x) is x bit for bit (a NaN
+  // keeps its payload and sign through both negations and the rounding).
+  std::vector<bfloat16> patterns(65536);
+  for (std::uint32_t bits = 0; bits < 65536; ++bits)
+    patterns[bits] = std::bit_cast<bfloat16>(static_cast<std::uint16_t>(bits));
+  auto const x = jnp::array(patterns, {65536});
+  Array<bfloat16> const y = -(-x);
+  REQUIRE(y.size() == 65536);
+  int differing = 0;
+  for (std::uint32_t bits = 0; bits < 65536; ++bits)
+    if (std::bit_cast<std::uint16_t>(y.data()[bits]) != bits) ++differing;
+  CHECK(differing == 0);
 }
 
 TEST_CASE("bfloat16 through the functions that name their dtype's constants", "[dtype][half]") {

@@ -6,14 +6,13 @@
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 
 #include <xsimd/xsimd.hpp>
 
+#include "jaxcc/bits/bfloat16_batch.hpp"
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/fusion/expr.hpp"
 
@@ -45,17 +44,6 @@ detail::compute_t<T> widened(T v) {
   return static_cast<detail::compute_t<T>>(v);
 }
 
-/// Each lane rounded to bfloat16's precision, to nearest even (NaN kept),
-/// as float32: what one op's bfloat16 result is.
-template <class A>
-xsimd::batch<float, A> round_to_bfloat16(xsimd::batch<float, A> const& x) {
-  using Bits = xsimd::batch<std::uint32_t, A>;
-  static_assert(sizeof(Bits) == sizeof(x));
-  auto bits = std::bit_cast<Bits>(x);
-  bits = (bits + ((bits >> 16) & Bits(1u)) + Bits(0x7FFFu)) & Bits(0xFFFF0000u);
-  return xsimd::select(xsimd::isnan(x), x, std::bit_cast<xsimd::batch<float, A>>(bits));
-}
-
 /// Evaluator for node E whose first leaf is leaf K.
 template <std::size_t K, class E>
 struct Eval;
@@ -73,14 +61,7 @@ struct Eval<K, Array<T>> {
     auto const* p = static_cast<T const*>(s.ptr[K]);
     if constexpr (std::same_as<T, bfloat16>) {
       if (!Contiguous && !s.stride[K]) return Lane(widened(p[0]));
-      // A bfloat16's bits are the high half of its float32's. Raw bits in,
-      // shifted as whole words: the compiler turns this into vector widening
-      // and shifts (element by element it would not).
-      std::uint16_t raw[Lane::size];
-      std::memcpy(raw, p + i, sizeof raw);
-      alignas(64) std::uint32_t wide[Lane::size];
-      for (std::size_t j = 0; j < Lane::size; ++j) wide[j] = std::uint32_t{raw[j]} << 16;
-      return std::bit_cast<Lane>(xsimd::batch<std::uint32_t>::load_aligned(wide));
+      return jaxcc::detail::load_bfloat16<Lane>(reinterpret_cast<std::uint16_t const*>(p + i));
     } else if constexpr (Contiguous) {
       return Lane::load_unaligned(p + i);
     } else {
@@ -122,7 +103,7 @@ struct Eval<K, Expr<Op, Args...>> {
     auto const result = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return Op::simd(Eval<K + offsets[I], Args>::template simd<Contiguous>(std::get<I>(e.args()), s, i)...);
     }(std::index_sequence_for<Args...>{});
-    if constexpr (std::same_as<Out, bfloat16>) return round_to_bfloat16(result);
+    if constexpr (std::same_as<Out, bfloat16>) return jaxcc::detail::round_to_bfloat16(result);
     else return result;
   }
 };
@@ -190,11 +171,7 @@ JAXCC_FLATTEN void simd_rows(E const& e, RowState<leaf_count<E>> const& s, typen
   for (; i + width <= hi; i += width) {
     auto const batch = Eval<0, E>::template simd<Contiguous>(e, s, i);
     if constexpr (std::same_as<T, bfloat16>) {
-      alignas(64) std::uint32_t wide[width];
-      std::bit_cast<xsimd::batch<std::uint32_t>>(batch).store_aligned(wide);
-      std::uint16_t raw[width];
-      for (std::int64_t j = 0; j < width; ++j) raw[j] = static_cast<std::uint16_t>(wide[j] >> 16);
-      std::memcpy(dst + i, raw, sizeof raw);
+      jaxcc::detail::store_bfloat16(reinterpret_cast<std::uint16_t*>(dst + i), batch);
     } else {
       batch.store_unaligned(dst + i);
     }
