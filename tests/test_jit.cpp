@@ -311,9 +311,9 @@ TEST_CASE("CSE merges equal constants and equal applications only", "[jit][cse]"
 }
 
 // The plan of the one jit equation in f's jaxpr at x.
-template <class F, class X>
-std::size_t plan_steps(F const& f, X const& x) {
-  auto const j = jaxcc::make_jaxpr(jaxcc::jit(f))(x);
+template <class F, class... X>
+std::size_t plan_steps(F const& f, X const&... x) {
+  auto const j = jaxcc::make_jaxpr(jaxcc::jit(f))(x...);
   auto const* call = dynamic_cast<jaxcc::detail::ClosedCall const*>(j.trace().equations.at(0).primitive.get());
   REQUIRE(call != nullptr);
   return call->plan().num_steps();
@@ -364,6 +364,27 @@ TEST_CASE("a run of elementwise equations is one tiled loop", "[jit][fusion]") {
   REQUIRE(!vt.is_contiguous());
   auto const [total_t, c_t] = jaxcc::jit(with_exit)(vt, scale);
   REQUIRE_THAT(c_t, AllClose(std::get<1>(with_exit(vt, scale)), 1e-14));
+}
+
+TEST_CASE("a run whose values widen along it keeps each in its own tile", "[jit][fusion]") {
+  // The computed int8 and bfloat16 values die where they are widened: a
+  // wider result must not take their tile in place, as writing element i
+  // would overwrite elements not yet read. Exact comparisons (each value is
+  // the eager one's).
+  auto const widening = [](Array<std::int8_t> const& i, Array<jaxcc::bfloat16> const& b) {
+    Array<std::int8_t> const doubled = i * std::int8_t{2};
+    Array<std::int32_t> const wide = doubled.astype<std::int32_t>();
+    Array<jaxcc::bfloat16> const s = jnp::sin(b);
+    Array<float> const f = s.astype<float>();
+    return std::pair{Array<std::int32_t>(wide + 1), f.astype<jaxcc::bfloat16>()};
+  };
+  auto const i = jnp::arange<std::int32_t>(-500, 500).astype<std::int8_t>();  // wraps; several tiles
+  auto const b = jnp::linspace<float>(-4.0, 4.0, 1000).astype<jaxcc::bfloat16>();
+  REQUIRE(plan_steps(widening, i, b) == 1);
+  auto const [wide, narrow] = jaxcc::jit(widening)(i, b);
+  auto const [wide_eager, narrow_eager] = widening(i, b);
+  CHECK(wide.to_vector() == wide_eager.to_vector());
+  CHECK(narrow.astype<float>().to_vector() == narrow_eager.astype<float>().to_vector());
 }
 
 TEST_CASE("a reduction over every axis folds the run that computes its operand", "[jit][fusion][reduction]") {

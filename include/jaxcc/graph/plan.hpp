@@ -639,27 +639,35 @@ class Plan {
         }
         m.operands.push_back(ref);
       }
-      // A scratch value read here for the last time frees its slot, which
-      // this member's result may take: elementwise, it reads each index
-      // before it writes it.
+      // A scratch value read here for the last time frees its slot. This
+      // member's result may take it if its elements are no wider: it reads
+      // each index before it writes it, but a wider result (bfloat16 to
+      // float32) would overwrite elements not yet read.
+      auto const& out = eq.outputs[0];
+      std::optional<std::uint32_t> in_place;
+      std::vector<std::uint32_t> freed_here;
       for (auto const& v : eq.inputs)
         if (where[v->id].place == Run::Place::scratch && last_use[v->id] == s && !released[v->id]) {
-          free_slots.push_back(where[v->id].index);
           released[v->id] = 1;  // once, even if read twice here
+          if (!in_place && item_size(v->dtype) >= item_size(out->dtype)) in_place = where[v->id].index;
+          else freed_here.push_back(where[v->id].index);
         }
-      auto const& out = eq.outputs[0];
       bool const read_later = is_output[out->id] || last_use[out->id] >= last;
       if (read_later) {
         m.result = {Run::Place::output, static_cast<std::uint32_t>(outputs.size())};
         outputs.push_back(out);
         output_dtypes.push_back(out->dtype);
         donor.push_back(donor_for(*out, s, inputs, last_use, is_output, last, donor));
+        if (in_place) free_slots.push_back(*in_place);
+      } else if (in_place) {
+        m.result = {Run::Place::scratch, *in_place};
       } else if (!free_slots.empty()) {
         m.result = {Run::Place::scratch, free_slots.back()};
         free_slots.pop_back();
       } else {
         m.result = {Run::Place::scratch, slots++};
       }
+      free_slots.insert(free_slots.end(), freed_here.begin(), freed_here.end());
       where[out->id] = m.result;
       members.push_back(std::move(m));
     }
