@@ -1,16 +1,18 @@
-// bfloat16 data as xsimd batches of float32: a bfloat16's bits are the high
-// half of its float32's, so widening shifts each 16-bit lane into the high
-// half of a 32-bit one, and narrowing keeps the high halves. Both run in
-// registers at the x86 SIMD level the code is compiled for (SSE2, AVX2,
-// AVX-512; through a small buffer elsewhere, which is 2.5x slower on a
-// memory-bound loop). Rounding to bfloat16's precision is separate, as a
-// region rounds after every op.
+// The 16-bit floats as xsimd batches of float32, in registers at the x86
+// SIMD level the code is compiled for. A bfloat16's bits are the high half
+// of its float32's: widening shifts each 16-bit lane into the high half of a
+// 32-bit one and narrowing keeps the high halves (SSE2, AVX2, AVX-512;
+// through a small buffer elsewhere, 2.5x slower on a memory-bound loop).
+// float16 takes x86's F16C conversions, which round to nearest even as
+// Eigen's scalar ones do; without F16C its regions run element by element.
+// Rounding to a 16-bit type's precision is separate: a region rounds after
+// every op.
 #pragma once
 
 #include <bit>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include <xsimd/xsimd.hpp>
 
@@ -18,11 +20,20 @@
 #include <immintrin.h>
 #endif
 
+#include "jaxcc/core/dtype.hpp"
+
 namespace jaxcc::detail {
 
-/// `Batch::size` bfloat16 bit patterns at `p`, as float32 lanes.
+/// Whether float16 data has SIMD conversions to and from float32 here.
+#if defined(__F16C__)
+inline constexpr bool float16_batches = true;
+#else
+inline constexpr bool float16_batches = false;
+#endif
+
+/// `Batch::size` bfloat16s at `p`, as float32 lanes.
 template <class Batch>
-Batch load_bfloat16(std::uint16_t const* p) {
+Batch load_widened(bfloat16 const* p) {
   static_assert(std::same_as<typename Batch::value_type, float>);
 #if defined(__AVX512F__)
   if constexpr (Batch::size == 16) {
@@ -44,14 +55,14 @@ Batch load_bfloat16(std::uint16_t const* p) {
   }
 #endif
   alignas(64) std::uint32_t wide[Batch::size];
-  for (std::size_t j = 0; j < Batch::size; ++j) wide[j] = std::uint32_t{p[j]} << 16;
+  for (std::size_t j = 0; j < Batch::size; ++j) wide[j] = std::uint32_t{std::bit_cast<std::uint16_t>(p[j])} << 16;
   return std::bit_cast<Batch>(xsimd::batch<std::uint32_t, typename Batch::arch_type>::load_aligned(wide));
 }
 
-/// The high halves of float32 lanes (already rounded to bfloat16's
-/// precision) stored as `Batch::size` bfloat16 bit patterns at `p`.
+/// Float32 lanes already rounded to bfloat16's precision, stored as
+/// `Batch::size` bfloat16s at `p` (their high halves).
 template <class Batch>
-void store_bfloat16(std::uint16_t* p, Batch const& x) {
+void store_narrowed(bfloat16* p, Batch const& x) {
   static_assert(std::same_as<typename Batch::value_type, float>);
 #if defined(__AVX512F__)
   if constexpr (Batch::size == 16) {
@@ -79,18 +90,69 @@ void store_bfloat16(std::uint16_t* p, Batch const& x) {
 #endif
   alignas(64) std::uint32_t wide[Batch::size];
   std::bit_cast<xsimd::batch<std::uint32_t, typename Batch::arch_type>>(x).store_aligned(wide);
-  for (std::size_t j = 0; j < Batch::size; ++j) p[j] = static_cast<std::uint16_t>(wide[j] >> 16);
+  for (std::size_t j = 0; j < Batch::size; ++j) p[j] = std::bit_cast<bfloat16>(static_cast<std::uint16_t>(wide[j] >> 16));
 }
 
-/// Each lane rounded to bfloat16's precision, to nearest even (NaN kept),
-/// as float32: what one op's bfloat16 result is.
+#if defined(__F16C__)
+/// `Batch::size` float16s at `p`, as float32 lanes (exact).
+template <class Batch>
+Batch load_widened(float16 const* p) {
+  static_assert(std::same_as<typename Batch::value_type, float>);
+#if defined(__AVX512F__)
+  if constexpr (Batch::size == 16) return Batch(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<__m256i const*>(p))));
+  else
+#endif
+  if constexpr (Batch::size == 8) return Batch(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<__m128i const*>(p))));
+  else return Batch(_mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<__m128i const*>(p))));
+}
+
+inline constexpr int float16_rounding = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+/// Float32 lanes rounded to float16 (to nearest even; overflow to inf,
+/// subnormals kept) and stored as `Batch::size` float16s at `p`.
+template <class Batch>
+void store_narrowed(float16* p, Batch const& x) {
+  static_assert(std::same_as<typename Batch::value_type, float>);
+#if defined(__AVX512F__)
+  if constexpr (Batch::size == 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(x, float16_rounding));
+  else
+#endif
+  if constexpr (Batch::size == 8) _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(x, float16_rounding));
+  else _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_cvtps_ph(x, float16_rounding));
+}
+
+/// Each lane rounded to float16's precision, as float32.
 template <class A>
-xsimd::batch<float, A> round_to_bfloat16(xsimd::batch<float, A> const& x) {
-  using Bits = xsimd::batch<std::uint32_t, A>;
-  static_assert(sizeof(Bits) == sizeof(x));
-  auto bits = std::bit_cast<Bits>(x);
-  bits = (bits + ((bits >> 16) & Bits(1u)) + Bits(0x7FFFu)) & Bits(0xFFFF0000u);
-  return xsimd::select(xsimd::isnan(x), x, std::bit_cast<xsimd::batch<float, A>>(bits));
+xsimd::batch<float, A> rounded_to_float16(xsimd::batch<float, A> const& x) {
+  using Batch = xsimd::batch<float, A>;
+#if defined(__AVX512F__)
+  if constexpr (Batch::size == 16) return Batch(_mm512_cvtph_ps(_mm512_cvtps_ph(x, float16_rounding)));
+  else
+#endif
+  if constexpr (Batch::size == 8) return Batch(_mm256_cvtph_ps(_mm256_cvtps_ph(x, float16_rounding)));
+  else return Batch(_mm_cvtph_ps(_mm_cvtps_ph(x, float16_rounding)));
+}
+#endif
+
+/// Each lane rounded to `Half`'s precision, as float32: what one op's
+/// result of that type is. bfloat16: to nearest even on the bits, NaN kept;
+/// float16: through F16C's conversions.
+template <class Half, class A>
+xsimd::batch<float, A> rounded_to(xsimd::batch<float, A> const& x) {
+  if constexpr (std::same_as<Half, bfloat16>) {
+    using Bits = xsimd::batch<std::uint32_t, A>;
+    static_assert(sizeof(Bits) == sizeof(x));
+    auto bits = std::bit_cast<Bits>(x);
+    bits = (bits + ((bits >> 16) & Bits(1u)) + Bits(0x7FFFu)) & Bits(0xFFFF0000u);
+    return xsimd::select(xsimd::isnan(x), x, std::bit_cast<xsimd::batch<float, A>>(bits));
+  } else {
+#if defined(__F16C__)
+    static_assert(std::same_as<Half, float16>);
+    return rounded_to_float16(x);
+#else
+    static_assert(std::same_as<Half, void>, "float16 batches need F16C");
+#endif
+  }
 }
 
 }  // namespace jaxcc::detail

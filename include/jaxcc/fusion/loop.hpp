@@ -12,7 +12,7 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "jaxcc/bits/bfloat16_batch.hpp"
+#include "jaxcc/bits/half_float_batch.hpp"
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/fusion/expr.hpp"
 
@@ -24,15 +24,16 @@ struct RowState {
   std::array<std::int64_t, N> stride{};   // each leaf's step along the row
 };
 
-/// The lane type a region of T runs its batches in: float32 for bfloat16,
-/// whose ops compute on float32 batches, each result rounded to bfloat16's
-/// precision and kept in float32 until the store.
+/// The lane type a region of T runs its batches in: float32 for the 16-bit
+/// floats, whose ops compute on float32 batches, each result rounded to the
+/// 16-bit type's precision and kept in float32 until the store.
 template <class T>
 struct simd_lane {
   using type = T;
 };
-template <>
-struct simd_lane<bfloat16> {
+template <class T>
+  requires detail::is_half_float<T>
+struct simd_lane<T> {
   using type = float;
 };
 template <class T>
@@ -59,9 +60,9 @@ struct Eval<K, Array<T>> {
   template <bool Contiguous, std::size_t N>
   static Lane simd(Array<T> const&, RowState<N> const& s, std::int64_t i) {
     auto const* p = static_cast<T const*>(s.ptr[K]);
-    if constexpr (std::same_as<T, bfloat16>) {
+    if constexpr (detail::is_half_float<T>) {
       if (!Contiguous && !s.stride[K]) return Lane(widened(p[0]));
-      return jaxcc::detail::load_bfloat16<Lane>(reinterpret_cast<std::uint16_t const*>(p + i));
+      return jaxcc::detail::load_widened<Lane>(p + i);
     } else if constexpr (Contiguous) {
       return Lane::load_unaligned(p + i);
     } else {
@@ -103,7 +104,7 @@ struct Eval<K, Expr<Op, Args...>> {
     auto const result = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return Op::simd(Eval<K + offsets[I], Args>::template simd<Contiguous>(std::get<I>(e.args()), s, i)...);
     }(std::index_sequence_for<Args...>{});
-    if constexpr (std::same_as<Out, bfloat16>) return jaxcc::detail::round_to_bfloat16(result);
+    if constexpr (detail::is_half_float<Out>) return jaxcc::detail::rounded_to<Out>(result);
     else return result;
   }
 };
@@ -131,12 +132,14 @@ template <class Op, class... Args, class L>
 inline constexpr bool simd_ready<Expr<Op, Args...>, L> = Op::template simd_for<L> && (simd_ready<Args, L> && ...);
 
 /// The region runs as xsimd batches when the leaves and the result share a
-/// lane type, a number or bfloat16 (not bool, nor float16), and every op has
-/// a SIMD kernel for it (for bfloat16: for float32).
+/// lane type, a number or a 16-bit float (not bool, nor float16 without
+/// F16C), and every op has a SIMD kernel for it (for a 16-bit float: for
+/// float32).
 template <class E>
 inline constexpr bool vectorizable = [] {
   using L = typename lane<E>::type;
-  if constexpr (std::is_void_v<L> || std::same_as<L, bool> || std::same_as<L, float16>) return false;
+  if constexpr (std::is_void_v<L> || std::same_as<L, bool> || (std::same_as<L, float16> && !detail::float16_batches))
+    return false;
   else return std::same_as<L, typename E::value_type> && simd_ready<E, simd_lane_t<L>>;
 }();
 
@@ -170,8 +173,8 @@ JAXCC_FLATTEN void simd_rows(E const& e, RowState<leaf_count<E>> const& s, typen
   std::int64_t i = lo;
   for (; i + width <= hi; i += width) {
     auto const batch = Eval<0, E>::template simd<Contiguous>(e, s, i);
-    if constexpr (std::same_as<T, bfloat16>) {
-      jaxcc::detail::store_bfloat16(reinterpret_cast<std::uint16_t*>(dst + i), batch);
+    if constexpr (detail::is_half_float<T>) {
+      jaxcc::detail::store_narrowed(dst + i, batch);
     } else {
       batch.store_unaligned(dst + i);
     }

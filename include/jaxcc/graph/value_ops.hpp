@@ -72,10 +72,51 @@ Op const& value_op(DType dtype, Op ValueOps::*op, std::string_view name) {
   return f;
 }
 
+}  // namespace jaxcc::graph
+
+namespace jaxcc::detail {
+template <class T>
+Array<float> widened_to_float32(AnyArray const& x) {
+  return x.as<T>().template astype<float>();
+}
+template <class T>
+AnyArray rounded_from_float32(AnyArray const& x) {
+  return x.as<float>().template astype<T>();
+}
+
+/// The operations that compute (adding cotangents, selecting per example,
+/// summing a mapped axis), at a 16-bit float T: float32's, between
+/// conversions. Each op of a 16-bit float is float32's rounded once, and a
+/// selection or a sum of them computes in float32 too, so the values are
+/// the same; but a transform then instantiates at T only the two
+/// conversions' rules, not those of every operation (the 16-bit floats'
+/// whole rule graph: a third of a typical file's build). Their equations
+/// show the conversions, as XLA's CPU code does them.
+template <class T>
+void fill_through_float32(graph::ValueOps& ops) {
+  static constexpr auto float32 = []() -> graph::ValueOps const& { return graph::value_ops_of(DType::float32); };
+  if (float32().add && !ops.add)
+    ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray {
+      return rounded_from_float32<T>(float32().add(widened_to_float32<T>(a), widened_to_float32<T>(b)));
+    };
+  if (float32().select && !ops.select)
+    ops.select = [](Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) -> AnyArray {
+      return rounded_from_float32<T>(float32().select(pred, widened_to_float32<T>(on_true), widened_to_float32<T>(on_false)));
+    };
+  if (float32().sum_axis && !ops.sum_axis)
+    ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
+      return rounded_from_float32<T>(float32().sum_axis(widened_to_float32<T>(x), axis));
+    };
+}
+}  // namespace jaxcc::detail
+
+namespace jaxcc::graph {
+
 /// Fill every dtype's table with the operations of `Ops` (`Ops::fill<T>(table)`
 /// for each element type T), once per program. Transforms call this from
 /// their entry points, so only a file that applies the transform
-/// instantiates the operations.
+/// instantiates the operations. At the 16-bit floats `Ops` fills only what
+/// moves data; what computes goes through float32 (fill_through_float32).
 template <class Ops>
 void install_value_ops() {
   static bool const installed = [] {
@@ -90,6 +131,8 @@ void install_value_ops() {
     Ops::template fill<std::int16_t>(value_ops_of(DType::int16));
     Ops::template fill<bfloat16>(value_ops_of(DType::bfloat16));
     Ops::template fill<float16>(value_ops_of(DType::float16));
+    detail::fill_through_float32<bfloat16>(value_ops_of(DType::bfloat16));
+    detail::fill_through_float32<float16>(value_ops_of(DType::float16));
     return true;
   }();
   (void)installed;

@@ -27,11 +27,12 @@ namespace jaxcc::detail {
 
 /// Reverse mode's operation on values (graph/value_ops.hpp): cotangents
 /// are summed where a value is read twice. Only floating values have
-/// cotangents, so only their dtypes get one.
+/// cotangents, so only their dtypes get one (the 16-bit floats' through
+/// float32's, graph::install_value_ops).
 struct ReverseOps {
   template <Element T>
   static void fill(graph::ValueOps& ops) {
-    if constexpr (is_float<T>)
+    if constexpr (is_float<T> && !is_half_float<T>)
       ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray { return Array<T>(a.as<T>() + b.as<T>()); };
   }
 };

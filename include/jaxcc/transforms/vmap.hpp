@@ -240,13 +240,16 @@ struct BatchingOps {
     ops.broadcast_axis = [](AnyArray const& x, std::int64_t size, std::int64_t at) -> AnyArray {
       return detail::broadcast_axis(x.as<T>(), size, at);
     };
-    ops.select = [](Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) -> AnyArray {
-      auto const& t = on_true.as<T>();
-      return Array<T>(numpy::where(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
-    };
-    if constexpr (is_float<T>) {
+    if constexpr (is_float<T>)
       ops.stop_gradient = [](AnyArray const& x) -> AnyArray { return jaxcc::stop_gradient(x.as<T>()); };
-      ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::sum(x.as<T>(), axis); };
+    // What computes, the 16-bit floats take through float32 (graph::install_value_ops).
+    if constexpr (!is_half_float<T>) {
+      ops.select = [](Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) -> AnyArray {
+        auto const& t = on_true.as<T>();
+        return Array<T>(numpy::where(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
+      };
+      if constexpr (is_float<T>)
+        ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::sum(x.as<T>(), axis); };
     }
     if constexpr (std::same_as<T, std::int32_t>) {
       ops.clamp = [](AnyArray const& x, std::int64_t lo, std::int64_t hi) -> AnyArray {
