@@ -89,9 +89,9 @@ AnyArray rounded_from_float32(AnyArray const& x) {
 /// conversions. Each op of a 16-bit float is float32's rounded once, and a
 /// selection or a sum of them computes in float32 too, so the values are
 /// the same; but a transform then instantiates at T only the two
-/// conversions' rules, not those of every operation (the 16-bit floats'
-/// whole rule graph: a third of a typical file's build). Their equations
-/// show the conversions, as XLA's CPU code does them.
+/// conversions' rules, not those of every operation and of what their rules
+/// bind in turn. Their equations show the conversions, as XLA's CPU code
+/// has them.
 template <class T>
 void fill_through_float32(graph::ValueOps& ops) {
   static constexpr auto float32 = []() -> graph::ValueOps const& { return graph::value_ops_of(DType::float32); };
