@@ -383,6 +383,7 @@ TEMPLATE_TEST_CASE("16-bit floats through vmap of cond and of custom_vjp: the va
 }
 
 // One step of T's precision at 1 (2^-7 for bfloat16, 2^-10 for float16).
+// Not numeric_limits<T>::epsilon(): Eigen 3.4's for half is 2^-13.
 template <class T>
 constexpr float epsilon_of = std::same_as<T, bfloat16> ? 0x1p-7f : 0x1p-10f;
 

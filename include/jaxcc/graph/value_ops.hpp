@@ -94,18 +94,20 @@ AnyArray rounded_from_float32(AnyArray const& x) {
 /// has them.
 template <class T>
 void fill_through_float32(graph::ValueOps& ops) {
-  static constexpr auto float32 = []() -> graph::ValueOps const& { return graph::value_ops_of(DType::float32); };
-  if (float32().add && !ops.add)
+  auto const& float32 = graph::value_ops_of(DType::float32);
+  if (float32.add)
     ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray {
-      return rounded_from_float32<T>(float32().add(widened_to_float32<T>(a), widened_to_float32<T>(b)));
+      auto const& f32 = graph::value_ops_of(DType::float32);
+      return rounded_from_float32<T>(f32.add(widened_to_float32<T>(a), widened_to_float32<T>(b)));
     };
-  if (float32().select && !ops.select)
+  if (float32.select)
     ops.select = [](Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) -> AnyArray {
-      return rounded_from_float32<T>(float32().select(pred, widened_to_float32<T>(on_true), widened_to_float32<T>(on_false)));
+      auto const& f32 = graph::value_ops_of(DType::float32);
+      return rounded_from_float32<T>(f32.select(pred, widened_to_float32<T>(on_true), widened_to_float32<T>(on_false)));
     };
-  if (float32().sum_axis && !ops.sum_axis)
+  if (float32.sum_axis)
     ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
-      return rounded_from_float32<T>(float32().sum_axis(widened_to_float32<T>(x), axis));
+      return rounded_from_float32<T>(graph::value_ops_of(DType::float32).sum_axis(widened_to_float32<T>(x), axis));
     };
 }
 }  // namespace jaxcc::detail
@@ -115,8 +117,9 @@ namespace jaxcc::graph {
 /// Fill every dtype's table with the operations of `Ops` (`Ops::fill<T>(table)`
 /// for each element type T), once per program. Transforms call this from
 /// their entry points, so only a file that applies the transform
-/// instantiates the operations. At the 16-bit floats `Ops` fills only what
-/// moves data; what computes goes through float32 (fill_through_float32).
+/// instantiates the operations. At the 16-bit floats, reverse mode's and
+/// batching's operations that compute (add, select, sum_axis) are left to
+/// fill_through_float32; the mesh operations (detail::SpmdOps) stay native.
 template <class Ops>
 void install_value_ops() {
   static bool const installed = [] {
