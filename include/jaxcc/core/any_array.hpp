@@ -2,6 +2,7 @@
 // dtypes are known only at run time (mixed-dtype pytrees, traced programs).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -57,3 +58,28 @@ inline std::ostream& operator<<(std::ostream& os, AnyArray const& a) {
 }
 
 }  // namespace jaxcc
+
+namespace jaxcc::detail {
+
+/// A fresh contiguous array of `dtype` and `shape`, and its data.
+inline std::pair<AnyArray, void*> allocate_any(DType dtype, Shape const& shape) {
+  return with_element_type(dtype, [&]<class T>(std::type_identity<T>) -> std::pair<AnyArray, void*> {
+    auto [array, data] = allocate<T>(shape);
+    return {AnyArray(std::move(array)), data};
+  });
+}
+
+inline void const* data_of(AnyArray const& a) {
+  return a.visit([](auto const& x) -> void const* { return x.data(); });
+}
+inline bool contiguous(AnyArray const& a) {
+  return a.visit([](auto const& x) { return x.is_contiguous(); });
+}
+/// Every element the same one (all strides 0: a broadcast scalar).
+inline bool broadcast_scalar(AnyArray const& a) {
+  return a.visit([](auto const& x) {
+    return std::all_of(x.strides().begin(), x.strides().end(), [](std::int64_t s) { return s == 0; });
+  });
+}
+
+}  // namespace jaxcc::detail

@@ -1,6 +1,6 @@
 // Turning a fused region into an Array: one loop when its leaves are
 // concrete (fusion/loop.hpp); one recorded equation when a leaf is traced
-// (fusion/fused_primitive.hpp), of a written region or of one a rule derived.
+// (fusion/fused_primitive.hpp).
 #pragma once
 
 #include <tuple>
@@ -13,7 +13,7 @@
 // header is reached through them; the region primitive is needed only where
 // these templates are instantiated.
 namespace jaxcc::primitives {
-template <class E, bool Derived>
+template <class E>
 struct fused_p;
 }
 
@@ -23,14 +23,8 @@ template <class Op, class... Args>
 Expr<Op, Args...>::operator Array<value_type>() const {
   if (!any_leaf_traced(*this) && !any_leaf_sharded(*this)) return evaluate_concrete(*this);
   return std::apply(
-      [&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<Expr, false>>({*this}, leaves...); },
+      [&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<Expr>>({*this}, leaves...); },
       leaves_of(*this));
-}
-
-template <class E>
-Array<typename E::value_type> record_derived(E const& e) {
-  return std::apply([&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<E, true>>({e}, leaves...); },
-                    leaves_of(e));
 }
 
 }  // namespace jaxcc::fusion

@@ -3,11 +3,13 @@
 // the same inputs, and equal one-element constants, become one), folding of
 // applications that return an operand (a transpose by (0, 1); `x * 1`
 // where the 1 is a scalar or a constant array of ones, as VJP rules make
-// them) and dead-code elimination (equations no output depends on are
-// dropped). They ask only PrimitiveBase::same_as and forwarded_operand;
-// nothing here knows any primitive.
+// them), folding such constants into an equation that can take them in
+// (PrimitiveBase::folded) and dead-code elimination (equations no output
+// depends on are dropped). They ask only PrimitiveBase::same_as, folded and
+// forwarded_operand; nothing here knows any primitive.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -100,6 +102,19 @@ inline void eliminate_common_subexpressions(Program& p) {
       shapes.push_back(in->shape);
       operand_values.push_back(uniform[in->id]);
     }
+    if (std::any_of(operand_values.begin(), operand_values.end(), [](auto const& v) { return v.has_value(); }))
+      if (auto folded = eq.primitive->folded(shapes, operand_values)) {
+        eq.primitive = std::move(folded->primitive);
+        std::vector<VarPtr> read;
+        for (auto const k : folded->operands) read.push_back(eq.inputs[k]);
+        eq.inputs = std::move(read);
+        shapes.clear();
+        operand_values.clear();
+        for (auto const& in : eq.inputs) {
+          shapes.push_back(in->shape);
+          operand_values.push_back(uniform[in->id]);
+        }
+      }
     if (eq.outputs.size() == 1) {
       auto const& out = *eq.outputs[0];
       auto const forwarded = eq.primitive->forwarded_operand(shapes, operand_values);

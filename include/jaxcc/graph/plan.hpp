@@ -35,27 +35,6 @@
 
 namespace jaxcc::detail {
 
-/// A fresh contiguous array of `dtype` and `shape`, and its data.
-inline std::pair<AnyArray, void*> allocate_any(DType dtype, Shape const& shape) {
-  return with_element_type(dtype, [&]<class T>(std::type_identity<T>) -> std::pair<AnyArray, void*> {
-    auto [array, data] = allocate<T>(shape);
-    return {AnyArray(std::move(array)), data};
-  });
-}
-
-inline void const* data_of(AnyArray const& a) {
-  return a.visit([](auto const& x) -> void const* { return x.data(); });
-}
-inline bool contiguous(AnyArray const& a) {
-  return a.visit([](auto const& x) { return x.is_contiguous(); });
-}
-/// Every element the same one (all strides 0: a broadcast scalar).
-inline bool broadcast_scalar(AnyArray const& a) {
-  return a.visit([](auto const& x) {
-    return std::all_of(x.strides().begin(), x.strides().end(), [](std::int64_t s) { return s == 0; });
-  });
-}
-
 /// How a run of shape `run` reads an input of shape `in`: whole (the same
 /// shape), as one value, or broadcast periodically — along the leading
 /// dimensions (a bias row of a batch: element i reads element i % unit) or

@@ -145,6 +145,20 @@ class PrimitiveBase {
                                                        std::span<std::optional<double> const> /*uniform*/) const {
     return std::nullopt;
   }
+  /// This application with the operands that hold one value everywhere
+  /// (`uniform[k]`, as for forwarded_operand) made part of it: an
+  /// equivalent primitive and the operands it still reads, in order; or
+  /// none. jit's optimizer asks this before forwarded_operand: a fused
+  /// derivative folds in the ones reverse mode seeds with (`ct * 1`), as the
+  /// optimizer folds them between equations.
+  struct Folded {
+    std::shared_ptr<PrimitiveBase const> primitive;
+    std::vector<std::size_t> operands;
+  };
+  virtual std::optional<Folded> folded(std::span<Shape const> /*shapes*/,
+                                       std::span<std::optional<double> const> /*uniform*/) const {
+    return std::nullopt;
+  }
   /// Whether the result at each index depends only on the operands at that
   /// index (operands of the result's shape, or of one element): then jit
   /// runs runs of such equations tile by tile, with no buffers between them.

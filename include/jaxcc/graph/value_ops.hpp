@@ -23,8 +23,13 @@
 namespace jaxcc::graph {
 
 struct ValueOps {
-  // reverse mode (used by graph/interpret.hpp; installed by every transform, transforms/trace_call.hpp)
+  // reverse mode (used by graph/interpret.hpp and fused regions' cotangents, fusion/program_primitive.hpp;
+  // installed by every transform, transforms/trace_call.hpp)
   AnyArray (*add)(AnyArray const& a, AnyArray const& b) = nullptr;
+  /// x summed over the dimensions along which an array of `shape` was broadcast to x's shape.
+  AnyArray (*sum_to_shape)(AnyArray const& x, Shape const& shape) = nullptr;
+  /// x converted to float dtype `to`.
+  AnyArray (*convert)(AnyArray const& x, DType to) = nullptr;
   // batching (installed by vmap, transforms/vmap.hpp)
   AnyArray (*move_axis)(AnyArray const& x, std::int64_t from, std::int64_t to) = nullptr;
   AnyArray (*broadcast_axis)(AnyArray const& x, std::int64_t size, std::int64_t at) = nullptr;
@@ -84,8 +89,8 @@ AnyArray rounded_from_float32(AnyArray const& x) {
   return x.as<float>().template astype<T>();
 }
 
-/// The operations that compute (adding cotangents, selecting per example,
-/// summing a mapped axis), at a 16-bit float T: float32's, between
+/// The operations that compute (adding and summing cotangents, converting
+/// them, selecting per example, summing a mapped axis), at a 16-bit float T: float32's, between
 /// conversions. Each op of a 16-bit float is float32's rounded once, and a
 /// selection or a sum of them computes in float32 too, so the values are
 /// the same; but a transform then instantiates at T only the two
@@ -108,6 +113,15 @@ void fill_through_float32(graph::ValueOps& ops) {
   if (float32.sum_axis)
     ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
       return rounded_from_float32<T>(graph::value_ops_of(DType::float32).sum_axis(widened_to_float32<T>(x), axis));
+    };
+  if (float32.sum_to_shape)
+    ops.sum_to_shape = [](AnyArray const& x, Shape const& shape) -> AnyArray {
+      return rounded_from_float32<T>(graph::value_ops_of(DType::float32).sum_to_shape(widened_to_float32<T>(x), shape));
+    };
+  if (float32.convert)
+    ops.convert = [](AnyArray const& x, DType to) -> AnyArray {
+      AnyArray wide = widened_to_float32<T>(x);
+      return to == DType::float32 ? wide : graph::value_ops_of(DType::float32).convert(wide, to);
     };
 }
 }  // namespace jaxcc::detail
@@ -144,6 +158,12 @@ void install_value_ops() {
 /// The operations, called at the dtype of their (first) operand.
 namespace values {
 inline AnyArray add(AnyArray const& a, AnyArray const& b) { return value_op(a.dtype(), &ValueOps::add, "add")(a, b); }
+inline AnyArray sum_to_shape(AnyArray const& x, Shape const& shape) {
+  return value_op(x.dtype(), &ValueOps::sum_to_shape, "reduce_sum")(x, shape);
+}
+inline AnyArray convert(AnyArray const& x, DType to) {
+  return value_op(x.dtype(), &ValueOps::convert, "convert_element_type")(x, to);
+}
 inline AnyArray move_axis(AnyArray const& x, std::int64_t from, std::int64_t to) {
   return value_op(x.dtype(), &ValueOps::move_axis, "move_axis")(x, from, to);
 }

@@ -1,8 +1,8 @@
 // The elementwise primitive family. Each op declares, together: its name,
 // its result dtype, its scalar kernel, its SIMD kernel (where the lane type
 // allows) and its tangent rule. Fused regions (fusion/) are trees of these
-// ops; a region's JVP, VJP and batching rules are derived at compile time
-// from the ops' tangent rules.
+// ops; a region's JVP and VJP are programs built from the ops' tangent
+// rules (fusion/program.hpp).
 //
 // A tangent rule `tangent(args..., dargs...)` builds the expression of the
 // op's output tangent from its operands and their tangents. Tangents may be

@@ -18,6 +18,8 @@
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/reduce.hpp"
+#include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/tree/flatten.hpp"
 #include "jaxcc/tree/map.hpp"
@@ -25,15 +27,38 @@
 
 namespace jaxcc::detail {
 
-/// Reverse mode's operation on values (graph/value_ops.hpp): cotangents
-/// are summed where a value is read twice. Only floating values have
-/// cotangents, so only their dtypes get one (the 16-bit floats' through
-/// float32's, graph::install_value_ops).
+/// `x` summed over the dimensions along which an array of `shape` was
+/// broadcast to x's shape (its leading ones, and its size-1 ones).
+template <Element T>
+Array<T> sum_to_shape(Array<T> const& x, Shape const& shape) {
+  Axes axes;
+  auto const lead = x.ndim() - shape.rank();
+  for (std::int64_t i = 0; i < x.ndim(); ++i)
+    if (i < lead || (shape[static_cast<std::size_t>(i - lead)] == 1 && x.shape()[static_cast<std::size_t>(i)] != 1))
+      axes.push_back(i);
+  return lax::reshape(bind<primitives::reduce_sum_p>({axes}, x), shape);
+}
+
+/// Reverse mode's operations on values (graph/value_ops.hpp): cotangents
+/// are summed where a value is read twice, and a fused region's cotangent
+/// for a broadcast leaf is summed to the leaf's shape and converted to its
+/// dtype. Only floating values have cotangents, so only their dtypes get
+/// these (the 16-bit floats' through float32's, graph::install_value_ops).
 struct ReverseOps {
   template <Element T>
   static void fill(graph::ValueOps& ops) {
-    if constexpr (is_float<T> && !is_half_float<T>)
+    if constexpr (is_float<T> && !is_half_float<T>) {
       ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray { return Array<T>(a.as<T>() + b.as<T>()); };
+      ops.sum_to_shape = [](AnyArray const& x, Shape const& shape) -> AnyArray { return sum_to_shape(x.as<T>(), shape); };
+      ops.convert = [](AnyArray const& x, DType to) -> AnyArray {
+        auto const& a = x.as<T>();
+        if (to == DType::float64) return a.template astype<double>();
+        Array<float> const narrow = a.template astype<float>();
+        if (to == DType::bfloat16) return rounded_from_float32<bfloat16>(narrow);
+        if (to == DType::float16) return rounded_from_float32<float16>(narrow);
+        return narrow;
+      };
+    }
   }
 };
 

@@ -1,0 +1,359 @@
+// Programs (fusion/program.hpp) applied to arrays: run on concrete values,
+// recorded as one equation while tracing, and differentiated and batched as
+// data. A region's derivatives are programs (fusion/fused_primitive.hpp);
+// so are theirs, under any nesting of transforms, with no code compiled per
+// region for any of it. None of this binds a primitive: the few operations
+// on whole arrays it needs (summing a cotangent over broadcast dimensions,
+// converting it, moving a mapped axis) go through graph::values, which the
+// transforms fill.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "jaxcc/core/any_array.hpp"
+#include "jaxcc/fusion/program.hpp"
+#include "jaxcc/graph/jaxpr.hpp"
+#include "jaxcc/graph/trace.hpp"
+#include "jaxcc/graph/value_ops.hpp"
+
+namespace jaxcc::fusion {
+
+AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs);
+
+/// The programs derived from the programs seen last on this thread (a
+/// tangent, a leaf's cotangent): a loop's eager gradient derives the same
+/// ones at every step, and building them costs more than running them on
+/// small arrays.
+class DerivedPrograms {
+ public:
+  /// The program derived from `base` as `key` says (build() makes it; null:
+  /// the derivative is zero).
+  template <class Build>
+  std::shared_ptr<Program const> get(Program const& base, std::uint64_t key, Build&& build) {
+    for (auto const& e : entries_)
+      if (e.key == key && e.base == base) return e.derived;
+    auto derived = build();
+    auto& slot = entries_[next_++ % entries_.size()];
+    slot = {base, key, derived};
+    return derived;
+  }
+  static DerivedPrograms& of_this_thread() {
+    thread_local DerivedPrograms cache;
+    return cache;
+  }
+
+ private:
+  struct Entry {
+    Program base;
+    std::uint64_t key = ~std::uint64_t{0};
+    std::shared_ptr<Program const> derived;
+  };
+  std::array<Entry, 16> entries_;
+  std::size_t next_ = 0;
+};
+
+/// The program of `p`'s result's tangent from its inputs' and their
+/// tangents (inputs `has_tangent[k]` has one; they follow p's inputs), or
+/// null when it is zero.
+inline std::shared_ptr<Program const> tangent_program(Program const& p, std::span<std::uint8_t const> has_tangent,
+                                                      std::span<DType const> tangent_dtypes) {
+  ProgramBuilder b(p);
+  auto const input_values = p.input_values();
+  std::vector<std::uint32_t> seeds(p.values.size(), Program::none);
+  for (std::size_t k = 0; k < has_tangent.size(); ++k)
+    if (has_tangent[k]) seeds[input_values[k]] = b.input(tangent_dtypes[k]);
+  auto const t = b.tangent(p.result, std::move(seeds));
+  if (t == Program::none) return nullptr;
+  return std::make_shared<Program const>(std::move(b).finish(t));
+}
+
+/// The tangent of `p`'s result from its inputs' primals and tangents.
+inline graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primals,
+                                     std::span<graph::MaybeArray const> tangents) {
+  std::vector<std::uint8_t> has_tangent(primals.size(), 0);
+  std::vector<DType> dtypes(primals.size(), DType::float32);
+  std::vector<AnyArray> inputs(primals.begin(), primals.end());
+  std::uint64_t key = 0;  // which inputs have tangents, if their dtypes are the primals'
+  bool cached = primals.size() < 63;
+  for (std::size_t k = 0; k < primals.size(); ++k) {
+    if (!tangents[k] || !is_floating(primals[k].dtype())) continue;
+    has_tangent[k] = 1;
+    dtypes[k] = tangents[k]->dtype();
+    inputs.push_back(*tangents[k]);
+    cached = cached && dtypes[k] == primals[k].dtype();
+    if (cached) key |= std::uint64_t{1} << k;
+  }
+  auto const build = [&] { return tangent_program(p, has_tangent, dtypes); };
+  auto const program = cached ? DerivedPrograms::of_this_thread().get(p, key, build) : build();
+  if (!program) return std::nullopt;
+  return apply_program(program, std::move(inputs));
+}
+
+/// The cotangent of each wanted float input of `p` from its result's
+/// cotangent `ct`: the tangent with `ct` as that input's (an elementwise
+/// map's Jacobian is diagonal), summed over the dimensions the input was
+/// broadcast along, in the input's dtype.
+inline std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct, std::span<AnyArray const> primals,
+                                                  graph::Wanted wanted) {
+  std::vector<graph::MaybeArray> out(primals.size());
+  std::vector<DType> dtypes;
+  for (auto const& x : primals) dtypes.push_back(x.dtype());
+  for (std::size_t k = 0; k < primals.size(); ++k) {
+    if (!wanted[k] || !is_floating(dtypes[k])) continue;
+    auto const build = [&] {
+      std::vector<std::uint8_t> seeded(primals.size(), 0);
+      seeded[k] = 1;
+      return tangent_program(p, seeded, dtypes);
+    };
+    auto const program = DerivedPrograms::of_this_thread().get(p, (std::uint64_t{1} << 63) | k, build);
+    if (!program) continue;
+    std::vector<AnyArray> inputs(primals.begin(), primals.end());
+    inputs.push_back(ct.dtype() == dtypes[k] ? ct : graph::values::convert(ct, dtypes[k]));
+    auto c = apply_program(program, std::move(inputs));
+    if (!(c.shape() == primals[k].shape())) c = graph::values::sum_to_shape(c, primals[k].shape());
+    if (c.dtype() != dtypes[k]) c = graph::values::convert(c, dtypes[k]);
+    out[k] = std::move(c);
+  }
+  return out;
+}
+
+/// The shape `inputs` broadcast to together.
+inline Shape broadcast_shape_of(std::span<AnyArray const> inputs) {
+  Shape shape = inputs.empty() ? Shape{} : inputs[0].shape();
+  for (std::size_t k = 1; k < inputs.size(); ++k) shape = broadcast_shapes(shape, inputs[k].shape(), "fused");
+  return shape;
+}
+
+/// A constant's value as make_jaxpr prints it.
+inline double constant_value(ProgramValue const& v) {
+  return jaxcc::detail::with_element_type(v.dtype, [&]<class T>(std::type_identity<T>) {
+    T x;
+    std::memcpy(static_cast<void*>(&x), &v.bits, sizeof(T));
+    return static_cast<double>(x);
+  });
+}
+
+/// `p` as make_jaxpr shows it: each node one equation, as JAX would have
+/// traced the ops; the result named `result`.
+inline void print_program(graph::JaxprWriter& w, Program const& p, std::span<Shape const> input_shapes,
+                          std::span<std::string const> inputs, graph::Var const& result) {
+  std::vector<std::string> names(p.values.size());
+  std::vector<Shape> shapes(p.values.size());
+  for (std::size_t v = 0; v < p.values.size(); ++v) {
+    auto const& value = p.values[v];
+    if (value.kind == ProgramValue::Kind::input) {
+      names[v] = inputs[value.args[0]];
+      shapes[v] = input_shapes[value.args[0]];
+    } else if (value.kind == ProgramValue::Kind::constant) {
+      names[v] = graph::JaxprWriter::literal(constant_value(value), value.dtype);
+    } else {
+      std::vector<std::string> args;
+      for (std::size_t k = 0; k < value.op->arity; ++k) {
+        args.push_back(names[value.args[k]]);
+        shapes[v] = k == 0 ? shapes[value.args[k]] : broadcast_shapes(shapes[v], shapes[value.args[k]], value.op->name);
+      }
+      names[v] = w.emit_node(v == p.result ? w.name(result) : w.fresh_name(), value.dtype, shapes[v], value.op->name,
+                             value.op->params ? value.op->params() : std::string{}, args, value.op->print_order);
+    }
+  }
+}
+
+/// A recorded application of a program: one elementwise equation, which
+/// jit runs inside a fused run like any region.
+class ProgramPrimitive final : public graph::PrimitiveBase {
+ public:
+  ProgramPrimitive(std::shared_ptr<Program const> program, std::vector<Shape> input_shapes)
+      : program_(std::move(program)), input_shapes_(std::move(input_shapes)) {}
+
+  /// One node prints as its op, as JAX's jaxprs show it; more as `fused`.
+  std::string_view name() const override { return single() ? single()->name : "fused"; }
+  std::string params_string() const override {
+    auto const* op = single();
+    return op && op->params ? op->params() : std::string{};
+  }
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
+    std::vector<AnyArray> out;
+    evaluate_into(inputs, out);
+    return out;
+  }
+  void evaluate_into(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const override {
+    bool const traced = std::any_of(inputs.begin(), inputs.end(), [](AnyArray const& a) { return graph::var_of(a) != nullptr; });
+    if (traced) out.push_back(apply_program(program_, std::vector<AnyArray>(inputs.begin(), inputs.end())));
+    else out.push_back(run_program(*program_, inputs, broadcast_shape_of(inputs)));
+  }
+  std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
+                                     std::span<AnyArray const>) const override {
+    return {program_jvp(*program_, primals, tangents)};
+  }
+  std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
+                                     std::span<AnyArray const>, graph::Wanted wanted) const override {
+    if (!cotangents[0]) return std::vector<graph::MaybeArray>(primals.size());
+    return program_vjp(*program_, *cotangents[0], primals, wanted);
+  }
+  /// Mapped inputs get their batch axis in front, padded with size-1 axes
+  /// so that broadcasting lines them up; the program is unchanged.
+  graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
+                       graph::AxisData const&) const override {
+    std::int64_t rank = 0;
+    for (std::size_t k = 0; k < inputs.size(); ++k) rank = std::max(rank, inputs[k].ndim() - (dims[k] ? 1 : 0));
+    std::vector<AnyArray> batched;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      if (!dims[k]) {
+        batched.push_back(inputs[k]);
+        continue;
+      }
+      auto x = graph::values::move_axis(inputs[k], *dims[k], 0);
+      for (auto missing = rank - (inputs[k].ndim() - 1); missing > 0; --missing) x = graph::values::broadcast_axis(x, 1, 1);
+      batched.push_back(std::move(x));
+    }
+    return {{apply_program(program_, std::move(batched))}, {graph::BatchDim{0}}};
+  }
+  /// Float inputs that hold one value everywhere become constants, and
+  /// nodes that then return an operand (`x * 1`) are dropped. Only where the
+  /// other inputs still give the result its shape.
+  std::optional<Folded> folded(std::span<Shape const> shapes,
+                               std::span<std::optional<double> const> uniform) const override {
+    auto const fold = [&](std::size_t k) { return uniform[k].has_value() && is_floating(input_dtype(k)); };
+    Shape full, kept_shape;
+    Folded out;
+    std::vector<Shape> kept_shapes;
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      full = k == 0 ? shapes[0] : broadcast_shapes(full, shapes[k], "fused");
+      if (fold(k)) continue;
+      kept_shape = out.operands.empty() ? shapes[k] : broadcast_shapes(kept_shape, shapes[k], "fused");
+      out.operands.push_back(k);
+      kept_shapes.push_back(shapes[k]);
+    }
+    if (out.operands.size() == shapes.size() || out.operands.empty() || !(kept_shape == full)) return std::nullopt;
+
+    auto const& values = program_->values;
+    ProgramBuilder b;
+    std::vector<std::uint32_t> moved(values.size());
+    std::vector<Shape> value_shapes;
+    std::vector<std::optional<double>> known;  // constants' values
+    auto const add = [&](std::uint32_t v, Shape shape, std::optional<double> value) {
+      value_shapes.resize(std::max<std::size_t>(value_shapes.size(), v + 1));
+      known.resize(value_shapes.size());
+      value_shapes[v] = std::move(shape);
+      known[v] = value;
+      return v;
+    };
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      auto const& value = values[v];
+      if (value.kind == ProgramValue::Kind::input) {
+        auto const k = value.args[0];
+        moved[v] = fold(k) ? add(b.constant(value.dtype, *uniform[k]), {}, uniform[k]) : add(b.input(value.dtype), shapes[k], {});
+      } else if (value.kind == ProgramValue::Kind::constant) {
+        moved[v] = add(b.copy_of(value), {}, constant_value(value));
+      } else {
+        auto node = value;
+        Shape shape;
+        for (std::size_t k = 0; k < node.op->arity; ++k) {
+          node.args[k] = moved[node.args[k]];
+          shape = k == 0 ? value_shapes[node.args[0]] : broadcast_shapes(shape, value_shapes[node.args[k]], node.op->name);
+        }
+        if (node.op->forwarded && node.op->arity == 2)
+          if (auto const f = node.op->forwarded(known[node.args[0]], known[node.args[1]])) {
+            auto const same = node.args[*f];
+            if (value_shapes[same] == shape && b.dtype(same) == node.dtype) {
+              moved[v] = same;
+              continue;
+            }
+          }
+        moved[v] = add(b.copy_of(node), shape, {});
+      }
+    }
+    b.set_copy(program_->copy);
+    auto program = std::make_shared<Program const>(std::move(b).finish(moved[program_->result]));
+    out.primitive = std::make_shared<ProgramPrimitive>(std::move(program), std::move(kept_shapes));
+    return out;
+  }
+  /// A program that passes an input on (what folding can leave) returns it.
+  std::optional<std::size_t> forwarded_operand(std::span<Shape const>,
+                                               std::span<std::optional<double> const>) const override {
+    auto const& result = program_->values[program_->result];
+    if (program_->node_count() != 1 || result.op != program_->copy) return std::nullopt;
+    auto const& passed = program_->values[result.args[0]];
+    if (passed.kind != ProgramValue::Kind::input) return std::nullopt;
+    return passed.args[0];
+  }
+  bool same_as(PrimitiveBase const& other) const override {
+    auto const* o = dynamic_cast<ProgramPrimitive const*>(&other);
+    return o && *o->program_ == *program_;
+  }
+  bool is_elementwise() const override { return true; }
+  void run_row(std::span<void const* const> values, std::span<std::int64_t const> steps,
+               std::span<std::uint32_t const> operands, void* out, std::int64_t count) const override {
+    auto& inputs = row_inputs();
+    auto& input_steps = row_steps();
+    inputs.resize(operands.size());
+    input_steps.resize(operands.size());
+    for (std::size_t k = 0; k < operands.size(); ++k) {
+      inputs[k] = values[operands[k]];
+      input_steps[k] = steps[operands[k]];
+    }
+    run_program_row(*program_, inputs.data(), input_steps.data(), out, count);
+  }
+  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
+             std::span<graph::VarPtr const> outputs) const override {
+    print_program(w, *program_, input_shapes_, inputs, *outputs[0]);
+  }
+
+ private:
+  // Per thread, as jit's runs call run_row from several threads at once.
+  static std::vector<void const*>& row_inputs() {
+    thread_local std::vector<void const*> v;
+    return v;
+  }
+  static std::vector<std::int64_t>& row_steps() {
+    thread_local std::vector<std::int64_t> v;
+    return v;
+  }
+  DType input_dtype(std::size_t k) const {
+    for (auto const& v : program_->values)
+      if (v.kind == ProgramValue::Kind::input && v.args[0] == k) return v.dtype;
+    throw Error("internal error: a program has no input " + std::to_string(k));
+  }
+  OpKernel const* single() const {
+    return program_->node_count() == 1 ? program_->values[program_->result].op : nullptr;
+  }
+  std::shared_ptr<Program const> program_;
+  std::vector<Shape> input_shapes_;
+};
+
+/// `program` applied to `inputs` (broadcast together): run, or recorded in
+/// the innermost trace among them. A program that only passes one of its
+/// inputs on, already of the result's shape, gives that input.
+inline AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs) {
+  auto const shape = broadcast_shape_of(inputs);
+  auto const& result = program->values[program->result];
+  if (program->node_count() == 1 && result.op == program->copy) {
+    auto const& passed = program->values[result.args[0]];
+    if (passed.kind == ProgramValue::Kind::input && inputs[passed.args[0]].shape() == shape) return inputs[passed.args[0]];
+  }
+  graph::InnermostTrace innermost;
+  for (auto const& in : inputs) innermost.see(graph::var_of(in));
+  auto* trace = innermost.get();
+  if (!trace) return run_program(*program, inputs, shape);
+  std::vector<graph::VarPtr> vars;
+  std::vector<Shape> shapes;
+  for (auto const& in : inputs) {
+    vars.push_back(trace->var_for(in));
+    shapes.push_back(in.shape());
+  }
+  auto out = trace->new_var(program->dtype(), shape);
+  trace->record(std::make_shared<ProgramPrimitive>(std::move(program), std::move(shapes)), std::move(vars), {out});
+  return graph::Trace::traced_any(out);
+}
+
+}  // namespace jaxcc::fusion
