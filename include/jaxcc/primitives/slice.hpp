@@ -43,13 +43,6 @@ concept IndexElement = std::same_as<I, std::int32_t> || std::same_as<I, std::int
 
 namespace detail {
 
-/// Throw jaxcc::Error with `parts` streamed into one message.
-[[noreturn]] void throw_error(auto const&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  throw Error(os.str());
-}
-
 /// Walk `src` in step with a window of a buffer being built: the window
 /// starts at `dst` and steps by `dst_strides` (one per dimension of src).
 /// Calls `write(dst_element, src_element)` once per element.
