@@ -28,6 +28,12 @@
 
 namespace jaxcc::fusion {
 
+// What follows is written once, for every program, but as templates with a
+// defaulted parameter (as graph's call primitives are): a class with
+// virtual functions, and what makes it, would otherwise be compiled (and,
+// at -O2, analysed for devirtualization) in every file that includes this
+// header, used or not.
+template <class = void>
 AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs);
 
 /// The programs derived from the programs seen last on this thread (a
@@ -65,7 +71,8 @@ class DerivedPrograms {
 /// The program of `p`'s result's tangent from its inputs' and their
 /// tangents (inputs `has_tangent[k]` has one; they follow p's inputs), or
 /// null when it is zero.
-inline std::shared_ptr<Program const> tangent_program(Program const& p, std::span<std::uint8_t const> has_tangent,
+template <class = void>
+std::shared_ptr<Program const> tangent_program(Program const& p, std::span<std::uint8_t const> has_tangent,
                                                       std::span<DType const> tangent_dtypes) {
   ProgramBuilder b(p);
   auto const input_values = p.input_values();
@@ -78,7 +85,8 @@ inline std::shared_ptr<Program const> tangent_program(Program const& p, std::spa
 }
 
 /// The tangent of `p`'s result from its inputs' primals and tangents.
-inline graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primals,
+template <class = void>
+graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primals,
                                      std::span<graph::MaybeArray const> tangents) {
   std::vector<std::uint8_t> has_tangent(primals.size(), 0);
   std::vector<DType> dtypes(primals.size(), DType::float32);
@@ -103,7 +111,8 @@ inline graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const>
 /// cotangent `ct`: the tangent with `ct` as that input's (an elementwise
 /// map's Jacobian is diagonal), summed over the dimensions the input was
 /// broadcast along, in the input's dtype.
-inline std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct, std::span<AnyArray const> primals,
+template <class = void>
+std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct, std::span<AnyArray const> primals,
                                                   graph::Wanted wanted) {
   std::vector<graph::MaybeArray> out(primals.size());
   std::vector<DType> dtypes;
@@ -145,7 +154,8 @@ inline double constant_value(ProgramValue const& v) {
 
 /// `p` as make_jaxpr shows it: each node one equation, as JAX would have
 /// traced the ops; the result named `result`.
-inline void print_program(graph::JaxprWriter& w, Program const& p, std::span<Shape const> input_shapes,
+template <class = void>
+void print_program(graph::JaxprWriter& w, Program const& p, std::span<Shape const> input_shapes,
                           std::span<std::string const> inputs, graph::Var const& result) {
   std::vector<std::string> names(p.values.size());
   std::vector<Shape> shapes(p.values.size());
@@ -170,9 +180,10 @@ inline void print_program(graph::JaxprWriter& w, Program const& p, std::span<Sha
 
 /// A recorded application of a program: one elementwise equation, which
 /// jit runs inside a fused run like any region.
-class ProgramPrimitive final : public graph::PrimitiveBase {
+template <class = void>
+class ProgramPrimitiveT final : public graph::PrimitiveBase {
  public:
-  ProgramPrimitive(std::shared_ptr<Program const> program, std::vector<Shape> input_shapes)
+  ProgramPrimitiveT(std::shared_ptr<Program const> program, std::vector<Shape> input_shapes)
       : program_(std::move(program)), input_shapes_(std::move(input_shapes)) {}
 
   /// One node prints as its op, as JAX's jaxprs show it; more as `fused`.
@@ -275,7 +286,7 @@ class ProgramPrimitive final : public graph::PrimitiveBase {
     }
     b.set_copy(program_->copy);
     auto program = std::make_shared<Program const>(std::move(b).finish(moved[program_->result]));
-    out.primitive = std::make_shared<ProgramPrimitive>(std::move(program), std::move(kept_shapes));
+    out.primitive = std::make_shared<ProgramPrimitiveT>(std::move(program), std::move(kept_shapes));
     return out;
   }
   /// A program that passes an input on (what folding can leave) returns it.
@@ -288,7 +299,7 @@ class ProgramPrimitive final : public graph::PrimitiveBase {
     return passed.args[0];
   }
   bool same_as(PrimitiveBase const& other) const override {
-    auto const* o = dynamic_cast<ProgramPrimitive const*>(&other);
+    auto const* o = dynamic_cast<ProgramPrimitiveT const*>(&other);
     return o && *o->program_ == *program_;
   }
   bool is_elementwise() const override { return true; }
@@ -334,7 +345,10 @@ class ProgramPrimitive final : public graph::PrimitiveBase {
 /// `program` applied to `inputs` (broadcast together): run, or recorded in
 /// the innermost trace among them. A program that only passes one of its
 /// inputs on, already of the result's shape, gives that input.
-inline AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs) {
+using ProgramPrimitive = ProgramPrimitiveT<>;
+
+template <class>
+AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs) {
   auto const shape = broadcast_shape_of(inputs);
   auto const& result = program->values[program->result];
   if (program->node_count() == 1 && result.op == program->copy) {
