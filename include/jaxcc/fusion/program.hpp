@@ -325,8 +325,10 @@ Program program_of(E const& e) {
 }  // namespace jaxcc::fusion
 
 namespace jaxcc::detail {
-/// Elements per tile: a tile's values stay in a per-thread buffer.
-inline constexpr std::int64_t program_tile = 256;
+/// Elements per tile: a tile's values stay in a per-thread buffer. As
+/// jit's fused runs' tiles (graph/plan.hpp), so that a program in a run
+/// takes each of the run's tiles in one piece.
+inline constexpr std::int64_t program_tile = 512;
 
 
 }  // namespace jaxcc::detail
@@ -340,15 +342,24 @@ inline void run_program_row(Program const& p, void const* const* inputs, std::in
   using Kind = ProgramValue::Kind;
   constexpr auto tile = jaxcc::detail::program_tile;
   auto const n_values = p.values.size();
-  // Per thread, grown once: each value's row in this tile and its step.
-  thread_local std::vector<std::uint64_t> scratch;  // a node's tile: `tile` words hold any element type
-  thread_local std::vector<char const*> ptr;
-  thread_local std::vector<std::int64_t> step;
-  if (scratch.size() < n_values * tile) scratch.resize(n_values * tile);
-  if (ptr.size() < n_values) {
-    ptr.resize(n_values);
-    step.resize(n_values);
+  // Each value's row in this tile and its step: on the stack for the
+  // programs regions make (jit calls this for every tile of every run).
+  constexpr std::size_t on_stack = 48;
+  std::array<char const*, on_stack> ptr_here;
+  std::array<std::int64_t, on_stack> step_here;
+  std::vector<char const*> ptr_heap;
+  std::vector<std::int64_t> step_heap;
+  if (n_values > on_stack) {
+    ptr_heap.resize(n_values);
+    step_heap.resize(n_values);
   }
+  char const** const ptr = n_values > on_stack ? ptr_heap.data() : ptr_here.data();
+  std::int64_t* const step = n_values > on_stack ? step_heap.data() : step_here.data();
+  // A node's tile, per thread: `tile` words hold any element type.
+  thread_local std::vector<std::uint64_t> scratch_of_thread;
+  auto& scratch = scratch_of_thread;
+  if (scratch.size() < n_values * tile) scratch.resize(n_values * tile);
+
   auto const out_size = static_cast<std::int64_t>(item_size(p.dtype()));
   for (std::int64_t first = 0; first < count; first += tile) {
     auto const n = std::min(tile, count - first);

@@ -68,12 +68,12 @@ class DerivedPrograms {
   std::size_t next_ = 0;
 };
 
-/// The program of `p`'s result's tangent from its inputs' and their
-/// tangents (inputs `has_tangent[k]` has one; they follow p's inputs), or
-/// null when it is zero.
+/// The program of `p`'s result's tangent from its inputs and the tangents
+/// of those with `has_tangent[k]` (which follow p's inputs), or null when
+/// it is zero.
 template <class = void>
 std::shared_ptr<Program const> tangent_program(Program const& p, std::span<std::uint8_t const> has_tangent,
-                                                      std::span<DType const> tangent_dtypes) {
+                                               std::span<DType const> tangent_dtypes) {
   ProgramBuilder b(p);
   auto const input_values = p.input_values();
   std::vector<std::uint32_t> seeds(p.values.size(), Program::none);
@@ -113,7 +113,7 @@ graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primal
 /// broadcast along, in the input's dtype.
 template <class = void>
 std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct, std::span<AnyArray const> primals,
-                                                  graph::Wanted wanted) {
+                                           graph::Wanted wanted) {
   std::vector<graph::MaybeArray> out(primals.size());
   std::vector<DType> dtypes;
   for (auto const& x : primals) dtypes.push_back(x.dtype());
@@ -305,15 +305,22 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
   bool is_elementwise() const override { return true; }
   void run_row(std::span<void const* const> values, std::span<std::int64_t const> steps,
                std::span<std::uint32_t const> operands, void* out, std::int64_t count) const override {
-    auto& inputs = row_inputs();
-    auto& input_steps = row_steps();
-    inputs.resize(operands.size());
-    input_steps.resize(operands.size());
+    constexpr std::size_t on_stack = 16;
+    std::array<void const*, on_stack> inputs_here;
+    std::array<std::int64_t, on_stack> steps_here;
+    std::vector<void const*> inputs_heap;
+    std::vector<std::int64_t> steps_heap;
+    if (operands.size() > on_stack) {
+      inputs_heap.resize(operands.size());
+      steps_heap.resize(operands.size());
+    }
+    auto* const inputs = operands.size() > on_stack ? inputs_heap.data() : inputs_here.data();
+    auto* const input_steps = operands.size() > on_stack ? steps_heap.data() : steps_here.data();
     for (std::size_t k = 0; k < operands.size(); ++k) {
       inputs[k] = values[operands[k]];
       input_steps[k] = steps[operands[k]];
     }
-    run_program_row(*program_, inputs.data(), input_steps.data(), out, count);
+    run_program_row(*program_, inputs, input_steps, out, count);
   }
   void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {
@@ -321,15 +328,6 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
   }
 
  private:
-  // Per thread, as jit's runs call run_row from several threads at once.
-  static std::vector<void const*>& row_inputs() {
-    thread_local std::vector<void const*> v;
-    return v;
-  }
-  static std::vector<std::int64_t>& row_steps() {
-    thread_local std::vector<std::int64_t> v;
-    return v;
-  }
   DType input_dtype(std::size_t k) const {
     for (auto const& v : program_->values)
       if (v.kind == ProgramValue::Kind::input && v.args[0] == k) return v.dtype;
