@@ -23,8 +23,10 @@
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
+#include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 // trace_call.hpp's array_leaves walks trees with tree::for_each_leaf but
 // does not include its header.
@@ -198,6 +200,44 @@ inline std::size_t count_true(std::vector<bool> const& v) {
 /// x with its mapped axis at `to`; an unmapped x is broadcast to `size` there.
 inline AnyArray mapped_at(AnyArray const& x, graph::BatchDim dim, std::int64_t to, std::int64_t size) {
   return dim ? graph::values::move_axis(x, *dim, to) : graph::values::broadcast_axis(x, size, to);
+}
+
+/// The operations on values that batching rules of control flow and of
+/// custom rules compute with (graph/value_ops.hpp): selecting per example,
+/// clamping and comparing a mapped index, stopping gradients, reducing over
+/// a mapped axis. Installed by those rules (install_control_flow_ops), so
+/// that a file that batches no control flow compiles none of them at every
+/// dtype.
+struct ControlFlowBatchingOps {
+  template <Element T>
+  static void fill(graph::ValueOps& ops) {
+    if constexpr (is_float<T>)
+      ops.stop_gradient = [](AnyArray const& x) -> AnyArray { return jaxcc::stop_gradient(x.as<T>()); };
+    // What computes, the 16-bit floats take through float32 (graph::install_value_ops).
+    if constexpr (!is_half_float<T>) {
+      ops.select = [](Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) -> AnyArray {
+        auto const& t = on_true.as<T>();
+        return Array<T>(numpy::where(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
+      };
+      if constexpr (is_float<T>)
+        ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::sum(x.as<T>(), axis); };
+    }
+    if constexpr (std::same_as<T, std::int32_t>) {
+      ops.clamp = [](AnyArray const& x, std::int64_t lo, std::int64_t hi) -> AnyArray {
+        return Array<T>(numpy::clip(x.as<T>(), static_cast<T>(lo), static_cast<T>(hi)));
+      };
+      ops.equals = [](AnyArray const& x, std::int64_t value) { return Array<bool>(x.as<T>() == static_cast<T>(value)); };
+    }
+    if constexpr (std::same_as<T, bool>)
+      ops.any = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::any(x.as<T>(), axis); };
+  }
+};
+
+/// Called by the batching rules that use ControlFlowBatchingOps, from their
+/// templates (a template itself, for the same reason).
+template <class Ops = ControlFlowBatchingOps>
+void install_control_flow_ops() {
+  graph::install_value_ops<Ops>();
 }
 
 /// Per example, on_true where pred holds, else on_false: pred is (batch,),

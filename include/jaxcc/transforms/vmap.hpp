@@ -27,10 +27,7 @@
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
-#include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
-#include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 #include "jaxcc/tree/map.hpp"
@@ -229,8 +226,12 @@ inline std::int64_t mapped_axis_size(std::vector<SpecifiedLeaf>& leaves, std::op
   return counts.empty() ? *axis_size : counts[0].first;
 }
 
-/// Batching's operations on values (graph/value_ops.hpp), for the batching
-/// rules of control flow and custom rules and for vmap's outputs.
+/// Batching's operations on values (graph/value_ops.hpp) that every batched
+/// program may need: moving and broadcasting mapped axes (vmap's outputs,
+/// fused regions' and control flow's batching rules). Those that compute
+/// (select, sum over a mapped axis, ...) are control flow's and custom
+/// rules', installed by them (lax/control_flow_common.hpp): a file that
+/// batches neither compiles none of them.
 struct BatchingOps {
   template <Element T>
   static void fill(graph::ValueOps& ops) {
@@ -240,25 +241,6 @@ struct BatchingOps {
     ops.broadcast_axis = [](AnyArray const& x, std::int64_t size, std::int64_t at) -> AnyArray {
       return detail::broadcast_axis(x.as<T>(), size, at);
     };
-    if constexpr (is_float<T>)
-      ops.stop_gradient = [](AnyArray const& x) -> AnyArray { return jaxcc::stop_gradient(x.as<T>()); };
-    // What computes, the 16-bit floats take through float32 (graph::install_value_ops).
-    if constexpr (!is_half_float<T>) {
-      ops.select = [](Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) -> AnyArray {
-        auto const& t = on_true.as<T>();
-        return Array<T>(numpy::where(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
-      };
-      if constexpr (is_float<T>)
-        ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::sum(x.as<T>(), axis); };
-    }
-    if constexpr (std::same_as<T, std::int32_t>) {
-      ops.clamp = [](AnyArray const& x, std::int64_t lo, std::int64_t hi) -> AnyArray {
-        return Array<T>(numpy::clip(x.as<T>(), static_cast<T>(lo), static_cast<T>(hi)));
-      };
-      ops.equals = [](AnyArray const& x, std::int64_t value) { return Array<bool>(x.as<T>() == static_cast<T>(value)); };
-    }
-    if constexpr (std::same_as<T, bool>)
-      ops.any = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::any(x.as<T>(), axis); };
   }
 };
 
