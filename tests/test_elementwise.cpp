@@ -3,6 +3,7 @@
 // own values (tests/golden/elementwise_nn_cases.py).
 #include "catch.hpp"
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -173,6 +174,25 @@ TEST_CASE("large contiguous expressions split over threads and agree with the lo
     CHECK(yv[static_cast<std::size_t>(i)] == Catch::Approx(std::exp(-v) * std::cos(v)).epsilon(1e-5).margin(1e-7));
   }
   CHECK(yv.back() == Catch::Approx(std::exp(-(n - 1) * 1e-4f) * std::cos((n - 1) * 1e-4f)).epsilon(1e-4).margin(1e-6));
+}
+
+TEMPLATE_TEST_CASE("negation flips the sign bit, in SIMD batches too", "[elementwise][neg]", float, double) {
+  using T = TestType;
+  // IEEE negation (what XLA's neg does): -(+0) is -0 and a NaN keeps its
+  // payload. 100 elements run whole SIMD batches at any width and a tail.
+  std::vector<T> values(100, T(0));
+  values[1] = -T(0);
+  values[2] = std::numeric_limits<T>::signaling_NaN();
+  values[3] = std::numeric_limits<T>::infinity();
+  for (std::size_t i = 4; i < values.size(); ++i) values[i] = T(static_cast<double>(i) - 50.5);
+  auto const x = jnp::array(values, {100});
+  auto const negated = Array<T>(jnp::negative(x)).to_vector();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    INFO("element " << i);
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    Bits const sign = Bits{1} << (8 * sizeof(T) - 1);
+    CHECK(std::bit_cast<Bits>(negated[i]) == (std::bit_cast<Bits>(values[i]) ^ sign));
+  }
 }
 
 TEST_CASE("rank-0 arrays compute like scalars", "[elementwise]") {

@@ -196,7 +196,14 @@ struct neg_p {
   JAXCC_SAME_TYPE_OP("neg")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
   template <class T> static T scalar(T a) { return -a; }
-  template <class B> static B simd(B const& a) { return -a; }
+  /// A float's sign bit flipped, as IEEE negation is: xsimd 8's AVX-512
+  /// negation computes 0 - a, which makes -(0) +0 and quiets NaNs.
+  template <class B>
+  static B simd(B const& a) {
+    using T = typename B::value_type;
+    if constexpr (std::is_floating_point_v<T>) return a ^ B(T(-0.0));
+    else return -a;
+  }
   template <class A, class DA>
   static auto tangent(A const&, DA const& da) { return fusion::t_neg(da); }
 };
