@@ -69,6 +69,15 @@ inline std::pair<AnyArray, void*> allocate_any(DType dtype, Shape const& shape) 
   });
 }
 
+/// What `a` points at: its shape, strides, offset and buffer.
+inline ArrayImpl const& impl_of(AnyArray const& a) noexcept {
+  return a.visit([](auto const& x) -> ArrayImpl const& { return ArrayAccess::impl(x); });
+}
+/// A view of `x`'s buffer with another shape, strides and offset, at x's dtype.
+inline AnyArray view(AnyArray const& x, Shape shape, Strides strides, std::int64_t offset) {
+  return x.visit([&](auto const& a) -> AnyArray { return view(a, std::move(shape), std::move(strides), offset); });
+}
+
 inline void const* data_of(AnyArray const& a) {
   return a.visit([](auto const& x) -> void const* { return x.data(); });
 }

@@ -48,7 +48,11 @@
 //                                              -> for collectives, which bind
 //                                                 to the trace of their axis
 //                                                 and change where values vary
-// Operands are Array<T> or std::vector<Array<T>>.
+// Operands are Array<T> or std::vector<Array<T>>; or, for a dtype-generic
+// primitive (one that declares `dtype_generic = true`: the layout primitives,
+// whose kernels make views), AnyArray: its rules are templates on an
+// ErasedArray, it is compiled once for every dtype, and its output has its
+// first operand's dtype.
 #pragma once
 
 #include <array>
@@ -78,6 +82,18 @@ auto bind(typename Primitive::Params const& params, Operands const&... operands)
 }  // namespace jaxcc::detail
 
 namespace jaxcc::graph {
+/// The operand type of a dtype-generic primitive's rules. They are
+/// templates on it only so that they are compiled where they are used.
+template <class A>
+concept ErasedArray = std::same_as<A, AnyArray>;
+
+/// A primitive whose rules and kernel take any dtype (on ErasedArray
+/// operands), so that it is instantiated once, not once per dtype.
+template <class P>
+concept DtypeGenericPrimitive = requires {
+  { P::dtype_generic } -> std::convertible_to<bool>;
+} && P::dtype_generic;
+
 /// What a VJP rule returns for an operand that takes no cotangent (integer
 /// operands, indices).
 struct NoCotangent {};
@@ -104,6 +120,17 @@ struct operand_traits<Array<T>> {
   template <class F>
   static void each(Array<T> const& a, F&& f) {
     f(a);
+  }
+};
+
+template <>
+struct operand_traits<AnyArray> {
+  static std::size_t count(AnyArray const&) { return 1; }
+  static void collect(AnyArray const& a, std::vector<AnyArray>& out) { out.push_back(a); }
+  static AnyArray rebuild(std::span<AnyArray const> in, std::size_t& pos, std::size_t) { return in[pos++]; }
+  template <class F>
+  static void each(AnyArray const& a, F&& f) {
+    a.visit(f);
   }
 };
 
@@ -146,6 +173,8 @@ void append_cotangent(C const& c, std::size_t count, std::vector<graph::MaybeArr
     for (std::size_t i = 0; i < count; ++i) out.emplace_back(std::nullopt);
   } else if constexpr (AnArray<C>) {
     out.emplace_back(AnyArray(c));
+  } else if constexpr (std::same_as<C, AnyArray>) {
+    out.emplace_back(c);
   } else if constexpr (requires { c.has_value(); }) {
     if (c) append_cotangent(*c, count, out);
     else out.insert(out.end(), count, std::nullopt);
@@ -228,17 +257,18 @@ class PrimitiveOf final : public PrimitiveBase {
     // An integer or bool output's tangent is zero whatever the operands'; not
     // instantiating P's rule there keeps a file that binds integer ops (vmap's
     // batching operations, indexing) from compiling derivative code for them.
-    if constexpr (!detail::is_float<out_element>) {
+    if constexpr (!may_be_float()) {
       return {std::nullopt};
     } else if constexpr (has_erased_jvp()) {
       return {P::erased_jvp(params_, primals, tangents)};
     } else if constexpr (has_jvp()) {
-      auto const out = outputs[0].as<out_element>();
+      if (!is_floating(outputs[0].dtype())) return {std::nullopt};
+      auto const out = typed_output(outputs[0]);
       auto result = std::apply(
           [&](auto const&... all) { return P::jvp(params_, out, all...); },
           std::tuple_cat(rebuild(primals), rebuild_tangents(primals, tangents)));
       if constexpr (detail::is_symbolic_zero<decltype(result)>::value) return {std::nullopt};
-      else return {AnyArray(Array<out_element>(result))};
+      else return {erased_output(result)};
     } else if constexpr (has_expand()) {
       return expansion_jvp(expansion(), primals, tangents);
     } else {
@@ -253,14 +283,18 @@ class PrimitiveOf final : public PrimitiveBase {
       result.assign(primals.size(), std::nullopt);
       return result;
     }
-    if constexpr (!detail::is_float<out_element>) {  // no cotangent reaches an integer output (as in jvp)
+    if constexpr (!may_be_float()) {  // no cotangent reaches an integer output (as in jvp)
       result.assign(primals.size(), std::nullopt);
       return result;
     } else if constexpr (has_erased_vjp()) {
       return P::erased_vjp(params_, *cotangents[0], primals, wanted);
     } else if constexpr (has_vjp()) {
-      auto const ct = cotangents[0]->template as<out_element>();
-      auto const out = outputs[0].as<out_element>();
+      if (!is_floating(outputs[0].dtype())) {
+        result.assign(primals.size(), std::nullopt);
+        return result;
+      }
+      auto const ct = typed_output(*cotangents[0]);
+      auto const out = typed_output(outputs[0]);
       auto cts = std::apply(
           [&](auto const&... ops) {
             if constexpr (has_masked_vjp()) return P::vjp(params_, operands_wanted(wanted), ct, out, ops...);
@@ -335,7 +369,7 @@ class PrimitiveOf final : public PrimitiveBase {
   Batched batch(std::span<AnyArray const> inputs, std::span<BatchDim const> dims, AxisData const& axis) const override {
     if constexpr (has_batch()) {
       auto [out, dim] = std::apply([&](auto const&... ops) { return P::batch(params_, axis, dims, ops...); }, rebuild(inputs));
-      return {{AnyArray(Array<out_element>(out))}, {dim}};
+      return {{erased_output(out)}, {dim}};
     } else {
       return PrimitiveBase::batch(inputs, dims, axis);
     }
@@ -351,7 +385,29 @@ class PrimitiveOf final : public PrimitiveBase {
         rebuild(inputs));
   }
   using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
-  using out_element = typename out_type::value_type;
+  static constexpr bool erased_out = std::same_as<out_type, AnyArray>;
+  /// The output's element type; void for a dtype-generic primitive's.
+  struct erased_element {
+    using value_type = void;
+  };
+  using out_element = typename std::conditional_t<erased_out, erased_element, out_type>::value_type;
+
+  /// Whether the output can be a float (else it takes no derivatives).
+  static constexpr bool may_be_float() {
+    if constexpr (erased_out) return true;
+    else return detail::is_float<out_element>;
+  }
+  /// An output (or its cotangent) as the rules take it.
+  static decltype(auto) typed_output(AnyArray const& a) {
+    if constexpr (erased_out) return (a);
+    else return a.as<out_element>();
+  }
+  /// A rule's result as an AnyArray (an expression is evaluated).
+  template <class R>
+  static AnyArray erased_output(R const& r) {
+    if constexpr (erased_out) return r;
+    else return AnyArray(Array<out_element>(r));
+  }
 
   static constexpr bool has_expand() {
     return requires(Params const& p, Operands const&... ops) { P::expand(p, ops...); };
@@ -519,7 +575,7 @@ bool any_sharded(Operands const&... operands) {
 template <class P, class... Operands>
 auto apply_sharded(typename P::Params const& params, Operands const&... operands)
     -> std::optional<decltype(P::impl(params, std::declval<Shape>(), operands...))> {
-  using U = typename decltype(P::impl(params, std::declval<Shape>(), operands...))::value_type;
+  using Out = decltype(P::impl(params, std::declval<Shape>(), operands...));
   auto const apply = sharded_apply().load(std::memory_order_acquire);
   if (!apply) return std::nullopt;
   std::vector<AnyArray> arrays;
@@ -528,21 +584,25 @@ auto apply_sharded(typename P::Params const& params, Operands const&... operands
                              params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
                          arrays);
   if (!out) return std::nullopt;
-  return out->template as<U>();
+  if constexpr (std::same_as<Out, AnyArray>) return *out;
+  else return out->template as<typename Out::value_type>();
 }
 
 /// Record an application of P in `trace`; returns its traced output.
 template <class P, class... Operands>
 auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Operands const&... operands) {
   using Out = decltype(P::impl(params, out_shape, operands...));
-  using U = typename Out::value_type;
   std::vector<VarPtr> inputs;
   for_each_operand_array([&](auto const& a) { inputs.push_back(trace.var_for(AnyArray(a))); }, operands...);
-  auto out = trace.new_var(dtype_of<U>, std::move(out_shape));
+  DType out_dtype{};
+  if constexpr (std::same_as<Out, AnyArray>) out_dtype = std::get<0>(std::tie(operands...)).dtype();
+  else out_dtype = dtype_of<typename Out::value_type>;
+  auto out = trace.new_var(out_dtype, std::move(out_shape));
   trace.record(std::make_shared<PrimitiveOf<P, Operands...>>(
                    params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
                std::move(inputs), {out});
-  return Trace::traced_array<U>(out);
+  if constexpr (std::same_as<Out, AnyArray>) return Trace::traced_any(out);
+  else return Trace::traced_array<typename Out::value_type>(out);
 }
 
 }  // namespace jaxcc::graph

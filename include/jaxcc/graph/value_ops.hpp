@@ -28,6 +28,8 @@ struct ValueOps {
   AnyArray (*add)(AnyArray const& a, AnyArray const& b) = nullptr;
   /// x summed over the dimensions along which an array of `shape` was broadcast to x's shape.
   AnyArray (*sum_to_shape)(AnyArray const& x, Shape const& shape) = nullptr;
+  /// x summed over `axes` (reduce_sum).
+  AnyArray (*reduce_sum)(AnyArray const& x, Axes const& axes) = nullptr;
   /// x converted to float dtype `to`.
   AnyArray (*convert)(AnyArray const& x, DType to) = nullptr;
   // batching (installed by vmap, transforms/vmap.hpp)
@@ -114,6 +116,10 @@ void fill_through_float32(graph::ValueOps& ops) {
     ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
       return rounded_from_float32<T>(graph::value_ops_of(DType::float32).sum_axis(widened_to_float32<T>(x), axis));
     };
+  if (float32.reduce_sum)
+    ops.reduce_sum = [](AnyArray const& x, Axes const& axes) -> AnyArray {
+      return rounded_from_float32<T>(graph::value_ops_of(DType::float32).reduce_sum(widened_to_float32<T>(x), axes));
+    };
   if (float32.sum_to_shape)
     ops.sum_to_shape = [](AnyArray const& x, Shape const& shape) -> AnyArray {
       return rounded_from_float32<T>(graph::value_ops_of(DType::float32).sum_to_shape(widened_to_float32<T>(x), shape));
@@ -160,6 +166,9 @@ namespace values {
 inline AnyArray add(AnyArray const& a, AnyArray const& b) { return value_op(a.dtype(), &ValueOps::add, "add")(a, b); }
 inline AnyArray sum_to_shape(AnyArray const& x, Shape const& shape) {
   return value_op(x.dtype(), &ValueOps::sum_to_shape, "reduce_sum")(x, shape);
+}
+inline AnyArray reduce_sum(AnyArray const& x, Axes const& axes) {
+  return value_op(x.dtype(), &ValueOps::reduce_sum, "reduce_sum")(x, axes);
 }
 inline AnyArray convert(AnyArray const& x, DType to) {
   return value_op(x.dtype(), &ValueOps::convert, "convert_element_type")(x, to);

@@ -6,21 +6,36 @@
 // mesh's devices (sharding/eager.hpp).
 #pragma once
 
+#include <tuple>
+
 #include "jaxcc/graph/primitive_of.hpp"
 
 namespace jaxcc::detail {
 
-/// A primitive declares, in one struct: `name`, `Params`,
-/// `shape_rule(params, operands...)`, `impl(params, out_shape, operands...)`
-/// and the rules that transforms use (see graph/primitive_of.hpp).
+/// bind, once the operands are of the types the primitive's rules take.
 template <class Primitive, class... Operands>
-auto bind(typename Primitive::Params const& params, Operands const&... operands) {
+auto bind_operands(typename Primitive::Params const& params, Operands const&... operands) {
   auto out_shape = Primitive::shape_rule(params, operands...);
   if (auto* trace = graph::find_trace(operands...))
     return graph::record<Primitive>(*trace, params, std::move(out_shape), operands...);
   if (graph::any_sharded(operands...)) [[unlikely]]
     if (auto out = graph::apply_sharded<Primitive>(params, operands...)) return *std::move(out);
   return Primitive::impl(params, std::move(out_shape), operands...);
+}
+
+/// A primitive declares, in one struct: `name`, `Params`,
+/// `shape_rule(params, operands...)`, `impl(params, out_shape, operands...)`
+/// and the rules that transforms use (see graph/primitive_of.hpp).
+template <class Primitive, class... Operands>
+auto bind(typename Primitive::Params const& params, Operands const&... operands) {
+  if constexpr (graph::DtypeGenericPrimitive<Primitive> && !(graph::ErasedArray<Operands> && ...)) {
+    // Typed operands of a dtype-generic primitive: it runs on them erased,
+    // and its output has the first one's type.
+    using First = std::tuple_element_t<0, std::tuple<Operands...>>;
+    return bind<Primitive>(params, AnyArray(operands)...).template as<typename First::value_type>();
+  } else {
+    return bind_operands<Primitive>(params, operands...);
+  }
 }
 
 }  // namespace jaxcc::detail

@@ -1,7 +1,8 @@
 // broadcast_in_dim: place the operand's dimensions at chosen positions of a
 // larger shape and repeat it along the rest. Always a view: broadcast
 // dimensions get stride 0, so nothing is copied. expand_dims is this
-// primitive with size-1 target dimensions, as in JAX.
+// primitive with size-1 target dimensions, as in JAX. Dtype-generic
+// (graph/primitive_of.hpp): compiled once for every dtype.
 //
 // Derivatives as JAX's: the JVP broadcasts the tangent; the VJP sums the
 // cotangent over every dimension the operand was repeated along.
@@ -13,20 +14,18 @@
 #include <string>
 #include <string_view>
 
+#include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
-#include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
 namespace jaxcc::primitives {
 
-// The VJP's reduction; primitives/reduce.hpp is included at the end, so that
-// it may itself use broadcast_in_dim.
-struct reduce_sum_p;
-
 struct broadcast_in_dim_p {
   static constexpr std::string_view name = "broadcast_in_dim";
+  static constexpr bool dtype_generic = true;
   struct Params {
     Shape shape;                 // the result's shape
     Axes broadcast_dimensions;   // operand dimension i becomes result dimension broadcast_dimensions[i]
@@ -35,9 +34,9 @@ struct broadcast_in_dim_p {
 
   /// Sharded jit: each operand dimension keeps its split where it lands;
   /// the new dimensions are whole on every device.
-  template <Element T>
+  template <graph::ErasedArray A>
   static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
-                                                     graph::Resharder const&, Array<T> const& x) {
+                                                     graph::Resharder const&, A const& x) {
     auto out = graph::Layout::replicated(p.shape.size());
     for (std::size_t i = 0; i < p.broadcast_dimensions.size(); ++i)
       out.dims[static_cast<std::size_t>(p.broadcast_dimensions[i])] = layouts[0].dims[i];
@@ -50,8 +49,8 @@ struct broadcast_in_dim_p {
     return p.shape == operand;
   }
 
-  template <Element T>
-  static Shape shape_rule(Params const& p, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static Shape shape_rule(Params const& p, A const& x) {
     using detail::throw_error;
     auto const& shape = p.shape;
     auto const& dims = p.broadcast_dimensions;
@@ -93,27 +92,27 @@ struct broadcast_in_dim_p {
            " shape=" + to_string(p.shape) + " sharding=None";
   }
 
-  template <Element T>
-  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+  template <graph::ErasedArray A>
+  static A jvp(Params const& p, A const&, A const&, A const& t) {
     return detail::bind<broadcast_in_dim_p>(p, t);
   }
   /// JAX's _broadcast_in_dim_transpose_rule: sum over the result dimensions
   /// that are not an operand dimension of size > 1, then restore the
   /// operand's size-1 dimensions.
-  template <Element T>
-  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static A vjp(Params const& p, A const& ct, A const&, A const& x) {
     Axes kept, summed;
     for (std::size_t i = 0; i < p.broadcast_dimensions.size(); ++i)
       if (x.shape()[i] != 1) kept.push_back(p.broadcast_dimensions[i]);
     for (std::int64_t d = 0; d < ct.ndim(); ++d)
       if (std::find(kept.begin(), kept.end(), d) == kept.end()) summed.push_back(d);
-    auto reduced = summed.empty() ? ct : detail::bind<reduce_sum_p>({summed}, ct);
+    auto reduced = summed.empty() ? ct : graph::values::reduce_sum(ct, summed);
     if (!std::is_sorted(kept.begin(), kept.end())) {
       // The reduction leaves the kept dimensions in increasing order; put them
       // back in the operand's order.
       Axes order;
       for (auto k : kept) order.push_back(std::count_if(kept.begin(), kept.end(), [&](auto j) { return j < k; }));
-      reduced = lax::transpose(reduced, order);
+      reduced = detail::bind<transpose_p>({order}, reduced);
     }
     if (reduced.shape() == x.shape()) return reduced;
     Axes positions;  // of the reduced dimensions among the operand's
@@ -123,9 +122,9 @@ struct broadcast_in_dim_p {
   }
 
   /// The mapped axis becomes the result's first dimension.
-  template <Element T>
-  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
-                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static std::pair<A, graph::BatchDim> batch(Params const& p, graph::AxisData const&, std::span<graph::BatchDim const> dims,
+                                             A const& x) {
     auto const b = *dims[0];
     Params q{Shape{x.shape()[static_cast<std::size_t>(b)]}, Axes{}};
     for (auto d : p.shape) q.shape.push_back(d);
@@ -134,14 +133,15 @@ struct broadcast_in_dim_p {
     return {detail::bind<broadcast_in_dim_p>(q, x), 0};
   }
 
-  template <Element T>
-  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static A impl(Params const& p, Shape out_shape, A const& x) {
+    auto const& in = detail::impl_of(x);
     Strides strides(out_shape.size(), 0);
     for (std::size_t i = 0; i < p.broadcast_dimensions.size(); ++i) {
       auto const d = static_cast<std::size_t>(p.broadcast_dimensions[i]);
-      if (x.shape()[i] == out_shape[d]) strides[d] = x.strides()[i];
+      if (in.shape[i] == out_shape[d]) strides[d] = in.strides[i];
     }
-    return detail::view(x, std::move(out_shape), std::move(strides), detail::offset_of(x));
+    return detail::view(x, std::move(out_shape), std::move(strides), in.offset);
   }
 };
 
@@ -186,4 +186,3 @@ Array<T> expand_dims(Array<T> const& x, Axes const& dimensions) {
 
 }  // namespace jaxcc::lax
 
-#include "jaxcc/primitives/reduce.hpp"

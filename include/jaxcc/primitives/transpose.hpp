@@ -1,4 +1,5 @@
-// transpose: permute the axes. Always a view (strides permuted), no copy.
+// transpose: permute the axes. Always a view (strides permuted), no copy;
+// dtype-generic (graph/primitive_of.hpp): compiled once for every dtype.
 #pragma once
 
 #include <optional>
@@ -7,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
@@ -15,15 +17,16 @@ namespace jaxcc::primitives {
 
 struct transpose_p {
   static constexpr std::string_view name = "transpose";
+  static constexpr bool dtype_generic = true;
   struct Params {
     Axes permutation;
     friend bool operator==(Params const&, Params const&) = default;
   };
 
   /// Sharded jit: the splits move with their dimensions.
-  template <Element T>
+  template <graph::ErasedArray A>
   static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
-                                                     graph::Resharder const&, Array<T> const& x) {
+                                                     graph::Resharder const&, A const& x) {
     graph::Layout out;
     for (auto d : p.permutation) out.dims.push_back(layouts[0].dims[static_cast<std::size_t>(d)]);
     return graph::Partitioned{detail::bind<transpose_p>(p, x), out};
@@ -35,8 +38,8 @@ struct transpose_p {
     return true;
   }
 
-  template <Element T>
-  static Shape shape_rule(Params const& p, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static Shape shape_rule(Params const& p, A const& x) {
     auto const rank = x.ndim();
     bool ok = static_cast<std::int64_t>(p.permutation.size()) == rank;
     detail::SmallVector<bool, 6> seen(static_cast<std::size_t>(rank), false);
@@ -60,33 +63,34 @@ struct transpose_p {
     return "permutation=" + to_string(Shape(p.permutation.begin(), p.permutation.end()));
   }
 
-  template <Element T>
-  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
-    return lax::transpose(t, p.permutation);
+  template <graph::ErasedArray A>
+  static A jvp(Params const& p, A const&, A const&, A const& t) {
+    return detail::bind<transpose_p>(p, t);
   }
   /// The cotangent goes back through the inverse permutation.
-  template <Element T>
-  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const&) {
+  template <graph::ErasedArray A>
+  static A vjp(Params const& p, A const& ct, A const&, A const&) {
     Axes inverse(p.permutation.size(), 0);
     for (std::size_t i = 0; i < p.permutation.size(); ++i) inverse[static_cast<std::size_t>(p.permutation[i])] = static_cast<std::int64_t>(i);
-    return lax::transpose(ct, inverse);
+    return detail::bind<transpose_p>({inverse}, ct);
   }
 
   /// The mapped axis goes first; the permutation steps over it.
-  template <Element T>
-  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
-                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static std::pair<A, graph::BatchDim> batch(Params const& p, graph::AxisData const&, std::span<graph::BatchDim const> dims,
+                                             A const& x) {
     auto const b = *dims[0];
     Params q{Axes{b}};
     for (auto a : p.permutation) q.permutation.push_back(a >= b ? a + 1 : a);
     return {detail::bind<transpose_p>(q, x), 0};
   }
 
-  template <Element T>
-  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static A impl(Params const& p, Shape out_shape, A const& x) {
+    auto const& in = detail::impl_of(x);
     Strides strides;
-    for (auto a : p.permutation) strides.push_back(x.strides()[static_cast<std::size_t>(a)]);
-    return detail::view(x, std::move(out_shape), std::move(strides), detail::offset_of(x));
+    for (auto a : p.permutation) strides.push_back(in.strides[static_cast<std::size_t>(a)]);
+    return detail::view(x, std::move(out_shape), std::move(strides), in.offset);
   }
 };
 

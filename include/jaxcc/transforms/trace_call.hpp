@@ -50,6 +50,9 @@ struct ReverseOps {
     if constexpr (is_float<T> && !is_half_float<T>) {
       ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray { return Array<T>(a.as<T>() + b.as<T>()); };
       ops.sum_to_shape = [](AnyArray const& x, Shape const& shape) -> AnyArray { return sum_to_shape(x.as<T>(), shape); };
+      ops.reduce_sum = [](AnyArray const& x, Axes const& axes) -> AnyArray {
+        return detail::bind<primitives::reduce_sum_p>({axes}, x.as<T>());
+      };
       ops.convert = [](AnyArray const& x, DType to) -> AnyArray {
         auto const& a = x.as<T>();
         if (to == DType::float64) return a.template astype<double>();
