@@ -45,10 +45,10 @@ def binary_kinds(t, u=None):
 
 # --- primitives ---------------------------------------------------------------
 # The dtype-generic ones: once, for every dtype.
-for name in ["transpose_p", "broadcast_in_dim_p"]:
+for name in ["transpose_p", "broadcast_in_dim_p", "reshape_p", "squeeze_p"]:
     primitive("layout", name, "AnyArray")
 for t in ALL:
-    for name in ["squeeze_p", "reshape_p", "slice_p", "device_part_p",
+    for name in ["slice_p", "device_part_p",
                  "reduce_sum_p", "reduce_max_p", "reduce_min_p", "argmax_p", "argmin_p"]:
         primitive("layout", name, f"Array<{t}>")
     for name in ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "psum_scatter_p", "ppermute_p", "all_to_all_p",

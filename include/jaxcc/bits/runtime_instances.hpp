@@ -435,8 +435,8 @@
 #define JAXCC_RUNTIME_INSTANCES_LAYOUT(X) \
   X(primitives::transpose_p, AnyArray) \
   X(primitives::broadcast_in_dim_p, AnyArray) \
-  X(primitives::squeeze_p, Array<float>) \
-  X(primitives::reshape_p, Array<float>) \
+  X(primitives::reshape_p, AnyArray) \
+  X(primitives::squeeze_p, AnyArray) \
   X(primitives::slice_p, Array<float>) \
   X(primitives::device_part_p, Array<float>) \
   X(primitives::reduce_sum_p, Array<float>) \
@@ -446,8 +446,6 @@
   X(primitives::argmin_p, Array<float>) \
   X(primitives::concatenate_p, std::vector<Array<float>>) \
   X(primitives::pad_p, Array<float>, Array<float>) \
-  X(primitives::squeeze_p, Array<double>) \
-  X(primitives::reshape_p, Array<double>) \
   X(primitives::slice_p, Array<double>) \
   X(primitives::device_part_p, Array<double>) \
   X(primitives::reduce_sum_p, Array<double>) \
@@ -457,8 +455,6 @@
   X(primitives::argmin_p, Array<double>) \
   X(primitives::concatenate_p, std::vector<Array<double>>) \
   X(primitives::pad_p, Array<double>, Array<double>) \
-  X(primitives::squeeze_p, Array<std::int32_t>) \
-  X(primitives::reshape_p, Array<std::int32_t>) \
   X(primitives::slice_p, Array<std::int32_t>) \
   X(primitives::device_part_p, Array<std::int32_t>) \
   X(primitives::reduce_sum_p, Array<std::int32_t>) \
@@ -468,8 +464,6 @@
   X(primitives::argmin_p, Array<std::int32_t>) \
   X(primitives::concatenate_p, std::vector<Array<std::int32_t>>) \
   X(primitives::pad_p, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::squeeze_p, Array<std::int64_t>) \
-  X(primitives::reshape_p, Array<std::int64_t>) \
   X(primitives::slice_p, Array<std::int64_t>) \
   X(primitives::device_part_p, Array<std::int64_t>) \
   X(primitives::reduce_sum_p, Array<std::int64_t>) \
@@ -479,8 +473,6 @@
   X(primitives::argmin_p, Array<std::int64_t>) \
   X(primitives::concatenate_p, std::vector<Array<std::int64_t>>) \
   X(primitives::pad_p, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::squeeze_p, Array<std::uint32_t>) \
-  X(primitives::reshape_p, Array<std::uint32_t>) \
   X(primitives::slice_p, Array<std::uint32_t>) \
   X(primitives::device_part_p, Array<std::uint32_t>) \
   X(primitives::reduce_sum_p, Array<std::uint32_t>) \
@@ -490,8 +482,6 @@
   X(primitives::argmin_p, Array<std::uint32_t>) \
   X(primitives::concatenate_p, std::vector<Array<std::uint32_t>>) \
   X(primitives::pad_p, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::squeeze_p, Array<bool>) \
-  X(primitives::reshape_p, Array<bool>) \
   X(primitives::slice_p, Array<bool>) \
   X(primitives::device_part_p, Array<bool>) \
   X(primitives::reduce_sum_p, Array<bool>) \

@@ -1,5 +1,6 @@
 // reshape: the same elements in row-major order under a new shape. A view
-// of the buffer when the input is contiguous, else one copy.
+// of the buffer when the input is contiguous, else one copy. Dtype-generic
+// (graph/primitive_of.hpp): compiled once for every dtype.
 #pragma once
 
 #include <optional>
@@ -8,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
@@ -17,6 +19,7 @@ namespace jaxcc::primitives {
 
 struct reshape_p {
   static constexpr std::string_view name = "reshape";
+  static constexpr bool dtype_generic = true;
   struct Params {
     Shape new_sizes;  // may hold one -1, inferred as numpy does
     friend bool operator==(Params const&, Params const&) = default;
@@ -25,8 +28,8 @@ struct reshape_p {
   static bool is_identity(Params const& p, Shape const& operand) { return p.new_sizes == operand; }
 
   // Messages as jnp.reshape's (jax/_src/numpy/array_methods.py).
-  template <Element T>
-  static Shape shape_rule(Params const& p, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static Shape shape_rule(Params const& p, A const& x) {
     Shape out = p.new_sizes;
     std::size_t unknown = out.size();
     std::int64_t known = 1;
@@ -61,9 +64,9 @@ struct reshape_p {
   /// Sharded jit: when every split dimension lies in the leading
   /// dimensions that the reshape keeps as they are, each device reshapes
   /// its part; otherwise no rule (the partitioner gathers the operand).
-  template <Element T>
+  template <graph::ErasedArray A>
   static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
-                                                     graph::Resharder const&, Array<T> const& x) {
+                                                     graph::Resharder const&, A const& x) {
     auto const& in = layouts[0];
     auto const whole = detail::global_shape(x.shape(), in);
     Shape out = p.new_sizes;
@@ -80,29 +83,29 @@ struct reshape_p {
     return graph::Partitioned{detail::bind<reshape_p>({detail::part_shape(out, layout)}, x), layout};
   }
 
-  template <Element T>
-  static Array<T> jvp(Params const&, Array<T> const& out, Array<T> const&, Array<T> const& t) {
-    return lax::reshape(t, out.shape());
+  template <graph::ErasedArray A>
+  static A jvp(Params const&, A const& out, A const&, A const& t) {
+    return detail::bind<reshape_p>({out.shape()}, t);
   }
-  template <Element T>
-  static Array<T> vjp(Params const&, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
-    return lax::reshape(ct, x.shape());
+  template <graph::ErasedArray A>
+  static A vjp(Params const&, A const& ct, A const&, A const& x) {
+    return detail::bind<reshape_p>({x.shape()}, ct);
   }
 
   /// The mapped axis goes first and is kept as the leading dimension.
-  template <Element T>
-  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
-                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static std::pair<A, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
+                                                    std::span<graph::BatchDim const> dims, A const& x) {
     Params q{Shape{axis.size}};
     for (auto d : p.new_sizes) q.new_sizes.push_back(d);
     return {detail::bind<reshape_p>(q, detail::move_axis(x, *dims[0], 0)), 0};
   }
 
-  template <Element T>
-  static Array<T> impl(Params const&, Shape out_shape, Array<T> const& x) {
-    auto const dense = detail::contiguous(x);
+  template <graph::ErasedArray A>
+  static A impl(Params const&, Shape out_shape, A const& x) {
+    auto const dense = x.visit([](auto const& a) -> AnyArray { return detail::contiguous(a); });
     auto strides = detail::contiguous_strides(out_shape);
-    return detail::view(dense, std::move(out_shape), std::move(strides), detail::offset_of(dense));
+    return detail::view(dense, std::move(out_shape), std::move(strides), detail::impl_of(dense).offset);
   }
 };
 

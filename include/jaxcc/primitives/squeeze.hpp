@@ -1,7 +1,8 @@
 // squeeze: drop size-1 dimensions. Always a view (the dropped dimensions'
 // strides are simply forgotten). Its JVP squeezes the tangent; its VJP puts
 // the dimensions back (expand_dims, a broadcast_in_dim), as JAX's; its
-// batching rule squeezes around the mapped axis.
+// batching rule squeezes around the mapped axis. Dtype-generic
+// (graph/primitive_of.hpp): compiled once for every dtype.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
@@ -24,6 +26,7 @@ struct broadcast_in_dim_p;
 
 struct squeeze_p {
   static constexpr std::string_view name = "squeeze";
+  static constexpr bool dtype_generic = true;
   struct Params {
     Axes dimensions;  // non-negative, sorted
     friend bool operator==(Params const&, Params const&) = default;
@@ -32,9 +35,9 @@ struct squeeze_p {
   static bool is_identity(Params const& p, Shape const&) { return p.dimensions.empty(); }
 
   /// Sharded jit: the dropped dimensions have size 1, so are not split.
-  template <Element T>
+  template <graph::ErasedArray A>
   static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
-                                                     graph::Resharder const&, Array<T> const& x) {
+                                                     graph::Resharder const&, A const& x) {
     graph::Layout out;
     for (std::size_t d = 0; d < layouts[0].dims.size(); ++d)
       if (std::find(p.dimensions.begin(), p.dimensions.end(), static_cast<std::int64_t>(d)) == p.dimensions.end())
@@ -42,8 +45,8 @@ struct squeeze_p {
     return graph::Partitioned{detail::bind<squeeze_p>(p, x), out};
   }
 
-  template <Element T>
-  static Shape shape_rule(Params const& p, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static Shape shape_rule(Params const& p, A const& x) {
     auto const& dims = p.dimensions;
     Shape const dims_tuple(dims.begin(), dims.end());
     for (std::size_t i = 0; i < dims.size(); ++i)
@@ -65,12 +68,12 @@ struct squeeze_p {
     return "dimensions=" + to_string(Shape(p.dimensions.begin(), p.dimensions.end()));
   }
 
-  template <Element T>
-  static Array<T> jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
+  template <graph::ErasedArray A>
+  static A jvp(Params const& p, A const&, A const&, A const& t) {
     return detail::bind<squeeze_p>(p, t);
   }
-  template <Element T>
-  static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static A vjp(Params const& p, A const& ct, A const&, A const& x) {
     Axes remaining;
     for (std::int64_t d = 0; d < x.ndim(); ++d)
       if (std::find(p.dimensions.begin(), p.dimensions.end(), d) == p.dimensions.end()) remaining.push_back(d);
@@ -78,9 +81,9 @@ struct squeeze_p {
   }
 
   /// The mapped axis stays where it is; the squeezed dimensions step over it.
-  template <Element T>
-  static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
-                                                    std::span<graph::BatchDim const> dims, Array<T> const& x) {
+  template <graph::ErasedArray A>
+  static std::pair<A, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                    std::span<graph::BatchDim const> dims, A const& x) {
     auto const b = *dims[0];
     Params q;
     std::int64_t before = 0;  // squeezed dimensions in front of the mapped axis
@@ -91,9 +94,10 @@ struct squeeze_p {
     return {detail::bind<squeeze_p>(q, x), b - before};
   }
 
-  template <Element T>
-  static Array<T> impl(Params const& p, Shape out_shape, Array<T> const& x) {
-    return detail::view(x, std::move(out_shape), kept(x.strides(), p.dimensions), detail::offset_of(x));
+  template <graph::ErasedArray A>
+  static A impl(Params const& p, Shape out_shape, A const& x) {
+    auto const& in = detail::impl_of(x);
+    return detail::view(x, std::move(out_shape), kept(in.strides, p.dimensions), in.offset);
   }
 
  private:

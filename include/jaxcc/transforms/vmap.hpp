@@ -235,12 +235,9 @@ inline std::int64_t mapped_axis_size(std::vector<SpecifiedLeaf>& leaves, std::op
 struct BatchingOps {
   template <Element T>
   static void fill(graph::ValueOps& ops) {
-    ops.move_axis = [](AnyArray const& x, std::int64_t from, std::int64_t to) -> AnyArray {
-      return detail::move_axis(x.as<T>(), from, to);
-    };
-    ops.broadcast_axis = [](AnyArray const& x, std::int64_t size, std::int64_t at) -> AnyArray {
-      return detail::broadcast_axis(x.as<T>(), size, at);
-    };
+    // The same function at every dtype: the primitives they bind are dtype-generic.
+    ops.move_axis = &detail::move_axis<AnyArray>;
+    ops.broadcast_axis = &detail::broadcast_axis<AnyArray>;
   }
 };
 

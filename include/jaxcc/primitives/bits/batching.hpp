@@ -23,9 +23,10 @@ namespace jaxcc::detail {
 
 using graph::BatchDim;
 
-/// x with axis `from` moved to position `to`, the others in order.
-template <Element T>
-Array<T> move_axis(Array<T> const& x, std::int64_t from, std::int64_t to) {
+/// x with axis `from` moved to position `to`, the others in order (an
+/// Array, or an AnyArray: transpose is dtype-generic).
+template <class A>
+A move_axis(A const& x, std::int64_t from, std::int64_t to) {
   if (from == to) return x;
   Axes perm;
   for (std::int64_t i = 0; i < x.ndim(); ++i)
@@ -34,9 +35,10 @@ Array<T> move_axis(Array<T> const& x, std::int64_t from, std::int64_t to) {
   return bind<primitives::transpose_p>({perm}, x);
 }
 
-/// x repeated `size` times along a new axis at `axis`.
-template <Element T>
-Array<T> broadcast_axis(Array<T> const& x, std::int64_t size, std::int64_t axis) {
+/// x repeated `size` times along a new axis at `axis` (an Array, or an
+/// AnyArray: broadcast_in_dim is dtype-generic).
+template <class A>
+A broadcast_axis(A const& x, std::int64_t size, std::int64_t axis) {
   Shape shape = x.shape();
   shape.insert(shape.begin() + axis, size);
   Axes dims;
