@@ -45,7 +45,7 @@ def binary_kinds(t, u=None):
 
 # --- primitives ---------------------------------------------------------------
 # The dtype-generic ones: once, for every dtype.
-for name in ["transpose_p", "broadcast_in_dim_p", "reshape_p", "squeeze_p"]:
+for name in ["transpose_p", "broadcast_in_dim_p", "reshape_p", "squeeze_p", "float_convert_p"]:
     primitive("layout", name, "AnyArray")
 for t in ALL:
     for name in ["slice_p", "device_part_p",

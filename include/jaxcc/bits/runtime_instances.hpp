@@ -437,6 +437,7 @@
   X(primitives::broadcast_in_dim_p, AnyArray) \
   X(primitives::reshape_p, AnyArray) \
   X(primitives::squeeze_p, AnyArray) \
+  X(primitives::float_convert_p, AnyArray) \
   X(primitives::slice_p, Array<float>) \
   X(primitives::device_part_p, Array<float>) \
   X(primitives::reduce_sum_p, Array<float>) \

@@ -52,7 +52,8 @@
 // primitive (one that declares `dtype_generic = true`: the layout primitives,
 // whose kernels make views), AnyArray: its rules are templates on an
 // ErasedArray, it is compiled once for every dtype, and its output has its
-// first operand's dtype.
+// first operand's dtype, or the one its `out_dtype(params, operands...)`
+// rule names.
 #pragma once
 
 #include <array>
@@ -595,7 +596,8 @@ auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Ope
   std::vector<VarPtr> inputs;
   for_each_operand_array([&](auto const& a) { inputs.push_back(trace.var_for(AnyArray(a))); }, operands...);
   DType out_dtype{};
-  if constexpr (std::same_as<Out, AnyArray>) out_dtype = std::get<0>(std::tie(operands...)).dtype();
+  if constexpr (requires { P::out_dtype(params, operands...); }) out_dtype = P::out_dtype(params, operands...);
+  else if constexpr (std::same_as<Out, AnyArray>) out_dtype = std::get<0>(std::tie(operands...)).dtype();
   else out_dtype = dtype_of<typename Out::value_type>;
   auto out = trace.new_var(out_dtype, std::move(out_shape));
   trace.record(std::make_shared<PrimitiveOf<P, Operands...>>(

@@ -19,6 +19,7 @@
 #include "jaxcc/core/dtype.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/graph/layout.hpp"
+#include "jaxcc/primitives/float_convert.hpp"
 
 namespace jaxcc::graph {
 
@@ -83,22 +84,22 @@ Op const& value_op(DType dtype, Op ValueOps::*op, std::string_view name) {
 
 namespace jaxcc::detail {
 template <class T>
-Array<float> widened_to_float32(AnyArray const& x) {
-  return x.as<T>().template astype<float>();
+AnyArray widened_to_float32(AnyArray const& x) {
+  return float_converted(x, DType::float32);
 }
 template <class T>
 AnyArray rounded_from_float32(AnyArray const& x) {
-  return x.as<float>().template astype<T>();
+  return float_converted(x, dtype_of<T>);
 }
 
 /// The operations that compute (adding and summing cotangents, converting
 /// them, selecting per example, summing a mapped axis), at a 16-bit float T: float32's, between
 /// conversions. Each op of a 16-bit float is float32's rounded once, and a
 /// selection or a sum of them computes in float32 too, so the values are
-/// the same; but a transform then instantiates at T only the two
-/// conversions' rules, not those of every operation and of what their rules
-/// bind in turn. Their equations show the conversions, as XLA's CPU code
-/// has them.
+/// the same; but a transform then instantiates no rule at T, only the
+/// dtype-generic conversion (primitives/float_convert.hpp), not every
+/// operation's rules and what they bind in turn. Their equations show the
+/// conversions, as XLA's CPU code has them.
 template <class T>
 void fill_through_float32(graph::ValueOps& ops) {
   auto const& float32 = graph::value_ops_of(DType::float32);

@@ -53,13 +53,11 @@ struct ReverseOps {
       ops.reduce_sum = [](AnyArray const& x, Axes const& axes) -> AnyArray {
         return detail::bind<primitives::reduce_sum_p>({axes}, x.as<T>());
       };
+      // float64 to a 16-bit float goes through float32, as the 16-bit
+      // floats' own operations compute.
       ops.convert = [](AnyArray const& x, DType to) -> AnyArray {
-        auto const& a = x.as<T>();
-        if (to == DType::float64) return a.template astype<double>();
-        Array<float> const narrow = a.template astype<float>();
-        if (to == DType::bfloat16) return rounded_from_float32<bfloat16>(narrow);
-        if (to == DType::float16) return rounded_from_float32<float16>(narrow);
-        return narrow;
+        if (to == DType::float64 || to == DType::float32) return float_converted(x, to);
+        return float_converted(float_converted(x, DType::float32), to);
       };
     }
   }
