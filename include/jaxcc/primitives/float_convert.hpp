@@ -120,10 +120,12 @@ struct float_convert_p {
 
 namespace jaxcc::detail {
 
-/// x (of a floating dtype) converted to floating dtype `to`. (A template
-/// only so that a file that never calls it does not compile the primitive.)
-template <class = void>
-AnyArray float_converted(AnyArray const& x, DType to) {
+/// x (of a floating dtype) converted to floating dtype `to`. (A template,
+/// its operand's type spelled through its parameter, only so that a file
+/// that never calls it does not compile the primitive: a call whose
+/// arguments do not depend on the template is compiled where it is written.)
+template <class T = void>
+AnyArray float_converted(dependent_t<T, AnyArray> const& x, DType to) {
   if (x.dtype() == to) return x;
   return bind<primitives::float_convert_p>({x.dtype(), to}, x);
 }
