@@ -50,7 +50,8 @@
 //                                                 and change where values vary
 // Operands are Array<T> or std::vector<Array<T>>; or, for a dtype-generic
 // primitive (one that declares `dtype_generic = true`: the layout primitives,
-// whose kernels make views), AnyArray: its rules are templates on an
+// whose kernels make views, and float_convert, whose kernel dispatches on
+// the dtype at run time), AnyArray: its rules are templates on an
 // ErasedArray, it is compiled once for every dtype, and its output has its
 // first operand's dtype, or the one its `out_dtype(params, operands...)`
 // rule names.
