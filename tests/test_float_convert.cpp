@@ -85,6 +85,19 @@ TEST_CASE("float_convert agrees with astype between every pair of floating dtype
     }
 }
 
+TEST_CASE("float_convert rejects parameters that do not fit its operand", "[float_convert][errors]") {
+  // Only jaxcc's own passes bind it, from the operand's dtype; a mismatch is
+  // jaxcc's bug, reported before anything is written.
+  using jaxcc::primitives::float_convert_p;
+  auto const x = AnyArray(jnp::array({1.0f, 2.0f}));
+  CHECK_THROWS_WITH(jaxcc::detail::bind<float_convert_p>({DType::float64, DType::float32}, x),
+                    "internal error: float_convert from float64 to float32 of an array of dtype float32");
+  CHECK_THROWS_WITH(jaxcc::detail::bind<float_convert_p>({DType::float32, DType::int32}, x),
+                    "internal error: float_convert from float32 to int32 of an array of dtype float32");
+  CHECK_THROWS_WITH(jaxcc::detail::with_float_type(DType::int8, [](auto) {}),
+                    "internal error: float_convert of non-floating dtype int8");
+}
+
 TEST_CASE("float_convert under transforms: printed, differentiated, batched and jitted", "[float_convert]") {
   auto const to_double = [](Array<float> const& x) { return float_converted(x, DType::float64).as<double>(); };
   auto const x = jnp::array({0.5f, -1.25f, 3.0f});

@@ -73,6 +73,11 @@ inline std::pair<AnyArray, void*> allocate_any(DType dtype, Shape const& shape) 
 inline ArrayImpl const& impl_of(AnyArray const& a) noexcept {
   return a.visit([](auto const& x) -> ArrayImpl const& { return ArrayAccess::impl(x); });
 }
+/// `x` itself when contiguous, else a contiguous copy (what detail::contiguous
+/// is for an Array).
+inline AnyArray as_contiguous(AnyArray const& x) {
+  return x.visit([](auto const& a) -> AnyArray { return contiguous(a); });
+}
 /// A view of `x`'s buffer with another shape, strides and offset, at x's dtype.
 inline AnyArray view(AnyArray const& x, Shape shape, Strides strides, std::int64_t offset) {
   return x.visit([&](auto const& a) -> AnyArray { return view(a, std::move(shape), std::move(strides), offset); });

@@ -264,7 +264,7 @@ class PrimitiveOf final : public PrimitiveBase {
     } else if constexpr (has_erased_jvp()) {
       return {P::erased_jvp(params_, primals, tangents)};
     } else if constexpr (has_jvp()) {
-      if (!is_floating(outputs[0].dtype())) return {std::nullopt};
+      if (!float_output(outputs[0])) return {std::nullopt};
       auto const out = typed_output(outputs[0]);
       auto result = std::apply(
           [&](auto const&... all) { return P::jvp(params_, out, all...); },
@@ -291,7 +291,7 @@ class PrimitiveOf final : public PrimitiveBase {
     } else if constexpr (has_erased_vjp()) {
       return P::erased_vjp(params_, *cotangents[0], primals, wanted);
     } else if constexpr (has_vjp()) {
-      if (!is_floating(outputs[0].dtype())) {
+      if (!float_output(outputs[0])) {
         result.assign(primals.size(), std::nullopt);
         return result;
       }
@@ -398,6 +398,11 @@ class PrimitiveOf final : public PrimitiveBase {
   static constexpr bool may_be_float() {
     if constexpr (erased_out) return true;
     else return detail::is_float<out_element>;
+  }
+  /// Whether this output is a float (known at compile time unless erased).
+  static bool float_output(AnyArray const& out) {
+    if constexpr (erased_out) return is_floating(out.dtype());
+    else return true;
   }
   /// An output (or its cotangent) as the rules take it.
   static decltype(auto) typed_output(AnyArray const& a) {

@@ -192,7 +192,7 @@ class CondCallT final : public graph::PrimitiveBase, public std::enable_shared_f
   /// by zero (jax#1052).
   graph::Batched batch_mapped_index(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
                                     graph::AxisData const& axis) const {
-    install_control_flow_ops();
+    graph::install_value_ops<ControlFlowBatchingOps>();
     auto const last = static_cast<std::int32_t>(branches_.size()) - 1;
     AnyArray const index = graph::values::clamp(mapped_at(inputs[0], dims[0], 0, axis.size), 0, last);
     std::vector<AnyArray> ops;

@@ -205,7 +205,7 @@ inline AnyArray mapped_at(AnyArray const& x, graph::BatchDim dim, std::int64_t t
 /// The operations on values that batching rules of control flow and of
 /// custom rules compute with (graph/value_ops.hpp): selecting per example,
 /// clamping and comparing a mapped index, stopping gradients, reducing over
-/// a mapped axis. Installed by those rules (install_control_flow_ops), so
+/// a mapped axis. Installed by those rules when they run, so
 /// that a file that batches no control flow compiles none of them at every
 /// dtype.
 struct ControlFlowBatchingOps {
@@ -232,13 +232,6 @@ struct ControlFlowBatchingOps {
       ops.any = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::any(x.as<T>(), axis); };
   }
 };
-
-/// Called by the batching rules that use ControlFlowBatchingOps, from their
-/// templates (a template itself, for the same reason).
-template <class Ops = ControlFlowBatchingOps>
-void install_control_flow_ops() {
-  graph::install_value_ops<Ops>();
-}
 
 /// Per example, on_true where pred holds, else on_false: pred is (batch,),
 /// the cases are mapped at axis 0 and share a type (JAX's _bcast_select).

@@ -93,7 +93,7 @@ class WhileCallT final : public graph::PrimitiveBase, public std::enable_shared_
   /// predicate (reduce_or to decide, a select per carry in the body).
   graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
                        graph::AxisData const& axis) const override {
-    install_control_flow_ops();
+    graph::install_value_ops<ControlFlowBatchingOps>();
     auto const ncc = cond_nconsts_, nbc = body_nconsts_;
     auto const ncarry = inputs.size() - ncc - nbc;
     auto const cond_consts = inputs.first(ncc);

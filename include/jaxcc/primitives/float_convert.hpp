@@ -65,9 +65,6 @@ struct float_convert_p {
   static std::string params_string(Params const& p) {
     return "new_dtype=" + std::string(jaxcc::name(p.to)) + " weak_type=False";
   }
-  static std::optional<std::size_t> forwarded_operand(Params const& p, std::span<std::optional<double> const>) {
-    return p.from == p.to ? std::optional<std::size_t>(0) : std::nullopt;
-  }
 
   /// Tangents and cotangents convert as the values do (float to float).
   template <graph::ErasedArray A>
@@ -98,7 +95,7 @@ struct float_convert_p {
 
   template <graph::ErasedArray A>
   static A impl(Params const& p, Shape out_shape, A const& x) {
-    auto const dense = x.visit([](auto const& a) -> AnyArray { return detail::contiguous(a); });
+    auto const dense = detail::as_contiguous(x);
     auto [out, data] = detail::allocate_any(p.to, out_shape);
     convert_row(p, detail::data_of(dense), 1, data, out_shape.numel());
     return out;

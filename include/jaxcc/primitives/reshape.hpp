@@ -103,7 +103,7 @@ struct reshape_p {
 
   template <graph::ErasedArray A>
   static A impl(Params const&, Shape out_shape, A const& x) {
-    auto const dense = x.visit([](auto const& a) -> AnyArray { return detail::contiguous(a); });
+    auto const dense = detail::as_contiguous(x);
     auto strides = detail::contiguous_strides(out_shape);
     return detail::view(dense, std::move(out_shape), std::move(strides), detail::impl_of(dense).offset);
   }

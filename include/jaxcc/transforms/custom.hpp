@@ -102,7 +102,7 @@ class BatchedCallT final : public graph::PrimitiveBase, public std::enable_share
   /// shared by the batch sums over it.
   std::vector<graph::MaybeArray> vjp(std::span<graph::MaybeArray const> cotangents, std::span<AnyArray const> primals,
                                      std::span<AnyArray const> outputs, graph::Wanted) const override {
-    install_control_flow_ops();
+    graph::install_value_ops<ControlFlowBatchingOps>();
     auto const nconsts = primals.size() - inner_inputs();
     auto const out_avals = output_avals(*inner_->subprogram());
     std::vector<std::size_t> with_ct;
