@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/small_vector.hpp"
@@ -337,8 +338,9 @@ namespace jaxcc::fusion {
 
 /// `count` results of `p` into `out` (contiguous): input k read at
 /// inputs[k] stepping steps[k] elements.
-inline void run_program_row(Program const& p, void const* const* inputs, std::int64_t const* steps, void* out,
-                            std::int64_t count) {
+template <class = void>
+void run_program_row(Program const& p, void const* const* inputs, std::int64_t const* steps, void* out,
+                     std::int64_t count) {
   using Kind = ProgramValue::Kind;
   constexpr auto tile = jaxcc::detail::program_tile;
   auto const n_values = p.values.size();
@@ -391,10 +393,12 @@ inline void run_program_row(Program const& p, void const* const* inputs, std::in
     }
   }
 }
+JAXCC_RUNTIME_INSTANCE(void run_program_row<void>(Program const&, void const* const*, std::int64_t const*, void*, std::int64_t))
 
 /// `p` on concrete inputs, as an array of `shape` (the inputs' broadcast).
 /// Allocates only the result: jit's steady state runs programs.
-inline AnyArray run_program(Program const& p, std::span<AnyArray const> inputs, Shape const& shape) {
+template <class = void>
+AnyArray run_program(Program const& p, std::span<AnyArray const> inputs, Shape const& shape) {
   using jaxcc::detail::SmallVector;
   auto [out, data] = jaxcc::detail::allocate_any(p.dtype(), shape);
   if (shape.numel() == 0) return out;
@@ -473,5 +477,6 @@ inline AnyArray run_program(Program const& p, std::span<AnyArray const> inputs, 
   });
   return out;
 }
+JAXCC_RUNTIME_INSTANCE(AnyArray run_program<void>(Program const&, std::span<AnyArray const>, Shape const&))
 
 }  // namespace jaxcc::fusion

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/fusion/program.hpp"
 #include "jaxcc/graph/jaxpr.hpp"
@@ -83,6 +84,7 @@ std::shared_ptr<Program const> tangent_program(Program const& p, std::span<std::
   if (t == Program::none) return nullptr;
   return std::make_shared<Program const>(std::move(b).finish(t));
 }
+JAXCC_RUNTIME_INSTANCE(std::shared_ptr<Program const> tangent_program<void>(Program const&, std::span<std::uint8_t const>, std::span<DType const>))
 
 /// The tangent of `p`'s result from its inputs' primals and tangents.
 template <class = void>
@@ -106,6 +108,7 @@ graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primal
   if (!program) return std::nullopt;
   return apply_program(program, std::move(inputs));
 }
+JAXCC_RUNTIME_INSTANCE(graph::MaybeArray program_jvp<void>(Program const&, std::span<AnyArray const>, std::span<graph::MaybeArray const>))
 
 /// The cotangent of each wanted float input of `p` from its result's
 /// cotangent `ct`: the tangent with `ct` as that input's (an elementwise
@@ -135,6 +138,7 @@ std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct,
   }
   return out;
 }
+JAXCC_RUNTIME_INSTANCE(std::vector<graph::MaybeArray> program_vjp<void>(Program const&, AnyArray const&, std::span<AnyArray const>, graph::Wanted))
 
 /// The shape `inputs` broadcast to together.
 inline Shape broadcast_shape_of(std::span<AnyArray const> inputs) {
@@ -177,6 +181,7 @@ void print_program(graph::JaxprWriter& w, Program const& p, std::span<Shape cons
     }
   }
 }
+JAXCC_RUNTIME_INSTANCE(void print_program<void>(graph::JaxprWriter&, Program const&, std::span<Shape const>, std::span<std::string const>, graph::Var const&))
 
 /// A recorded application of a program: one elementwise equation, which
 /// jit runs inside a fused run like any region.
@@ -339,11 +344,12 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
   std::shared_ptr<Program const> program_;
   std::vector<Shape> input_shapes_;
 };
+JAXCC_RUNTIME_INSTANCE(class ProgramPrimitiveT<void>)
+using ProgramPrimitive = ProgramPrimitiveT<>;
 
 /// `program` applied to `inputs` (broadcast together): run, or recorded in
 /// the innermost trace among them. A program that only passes one of its
 /// inputs on, already of the result's shape, gives that input.
-using ProgramPrimitive = ProgramPrimitiveT<>;
 
 template <class>
 AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs) {
@@ -367,5 +373,6 @@ AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyAr
   trace->record(std::make_shared<ProgramPrimitive>(std::move(program), std::move(shapes)), std::move(vars), {out});
   return graph::Trace::traced_any(out);
 }
+JAXCC_RUNTIME_INSTANCE(AnyArray apply_program<void>(std::shared_ptr<Program const>, std::vector<AnyArray>))
 
 }  // namespace jaxcc::fusion

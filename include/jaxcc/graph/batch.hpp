@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/graph/axis_env.hpp"
 #include "jaxcc/graph/batch_dim.hpp"
@@ -67,8 +68,9 @@ inline BatchedEnv batch_trace(Trace const& trace, std::span<AnyArray const> inpu
 
 /// A program's outputs and their mapped axes, run batched (its inputs are
 /// its arguments, then its closure).
-inline Batched batch_program(Program const& p, std::span<AnyArray const> inputs, std::span<BatchDim const> dims,
-                             AxisData const& axis) {
+template <class = void>
+Batched batch_program(Program const& p, std::span<AnyArray const> inputs, std::span<BatchDim const> dims,
+                      AxisData const& axis) {
   auto const env = batch_trace(*p.trace, inputs, dims, axis);
   Batched out;
   for (auto const& o : p.outputs) {
@@ -77,5 +79,6 @@ inline Batched batch_program(Program const& p, std::span<AnyArray const> inputs,
   }
   return out;
 }
+JAXCC_RUNTIME_INSTANCE(Batched batch_program<void>(Program const&, std::span<AnyArray const>, std::span<BatchDim const>, AxisData const&))
 
 }  // namespace jaxcc::graph

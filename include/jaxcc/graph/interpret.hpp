@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"
@@ -44,7 +45,8 @@ class Env {
 };
 
 /// Bind inputs and captures, then evaluate every equation in order.
-inline Env evaluate(Trace const& trace, std::span<AnyArray const> inputs) {
+template <class = void>
+Env evaluate(Trace const& trace, std::span<AnyArray const> inputs) {
   Env env(trace);
   for (std::size_t i = 0; i < inputs.size(); ++i) env.set(*trace.inputs[i], inputs[i]);
   for (auto const& c : trace.captures) env.set(*c.var, c.value);
@@ -57,6 +59,7 @@ inline Env evaluate(Trace const& trace, std::span<AnyArray const> inputs) {
   }
   return env;
 }
+JAXCC_RUNTIME_INSTANCE(Env evaluate<void>(Trace const&, std::span<AnyArray const>))
 
 /// a + b for cotangents or tangents of one Var (empty = zero).
 inline MaybeArray add_maybe(MaybeArray const& a, MaybeArray const& b) {
@@ -67,8 +70,9 @@ inline MaybeArray add_maybe(MaybeArray const& a, MaybeArray const& b) {
 
 /// Forward mode: the tangent of every Var given the inputs' tangents.
 /// `env` holds the forward values.
-inline std::vector<MaybeArray> forward_tangents(Trace const& trace, Env const& env,
-                                                std::span<MaybeArray const> input_tangents) {
+template <class = void>
+std::vector<MaybeArray> forward_tangents(Trace const& trace, Env const& env,
+                                         std::span<MaybeArray const> input_tangents) {
   std::vector<MaybeArray> tangent(trace.var_count());
   for (std::size_t i = 0; i < input_tangents.size(); ++i) tangent[trace.inputs[i]->id] = input_tangents[i];
   std::vector<AnyArray> primals, outs;
@@ -90,13 +94,15 @@ inline std::vector<MaybeArray> forward_tangents(Trace const& trace, Env const& e
   }
   return tangent;
 }
+JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> forward_tangents<void>(Trace const&, Env const&, std::span<MaybeArray const>))
 
 /// Reverse mode: cotangents of the inputs, given cotangents of some Vars
 /// (`seed`, by Var id). Each equation whose outputs carry a cotangent is
 /// visited once, latest first, and asked only for the cotangents of inputs
 /// that depend on a `wanted` input of the trace.
-inline std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std::vector<MaybeArray> cotangent,
-                                        Wanted wanted = {}) {
+template <class = void>
+std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std::vector<MaybeArray> cotangent,
+                          Wanted wanted = {}) {
   std::vector<std::uint8_t> needs(trace.var_count(), 0);
   for (std::size_t i = 0; i < trace.inputs.size(); ++i) needs[trace.inputs[i]->id] = wanted[i];
   for (auto const& eq : trace.equations) {
@@ -136,6 +142,7 @@ inline std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std:
   for (auto const& v : trace.inputs) result.push_back(cotangent[v->id]);
   return result;
 }
+JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> backward<void>(Trace const&, Env const&, std::vector<MaybeArray>, Wanted))
 
 }  // namespace jaxcc::graph
 

@@ -14,13 +14,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/trace.hpp"
 
 namespace jaxcc::graph {
 
 /// A float as Python's repr writes it: shortest round-trip digits, fixed
 /// notation for 1e-4 <= |x| < 1e16 (with a trailing `.0` when whole).
-inline std::string python_float_repr(double v) {
+template <class = void>
+std::string python_float_repr(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   char buf[64];
@@ -51,8 +53,10 @@ inline std::string python_float_repr(double v) {
   }
   return out;
 }
+JAXCC_RUNTIME_INSTANCE(std::string python_float_repr<void>(double))
 
-class JaxprWriter {
+template <class>
+class JaxprWriterT {
  public:
   /// The name of a Var, given on first use.
   std::string const& name(Var const& v) {
@@ -64,6 +68,7 @@ class JaxprWriter {
   std::string binder(Var const& v) { return name(v) + ":" + type_string(v.dtype, v.shape); }
   /// A name for a value that exists only in the printout (inside a fused region).
   std::string fresh_name() { return encode(count_++); }
+  JAXCC_RUNTIME_COMPILED
   static std::string literal(double value, DType dtype) {
     std::string text;
     switch (dtype) {
@@ -85,6 +90,7 @@ class JaxprWriter {
   /// Emit `name:type = op[params] args...` (the args in `order` when it is
   /// given) and return `name`. Fused regions print each node through this:
   /// one definition, rather than the text built in every region's type.
+  JAXCC_RUNTIME_COMPILED
   std::string emit_node(std::string name, DType dtype, Shape const& shape, std::string_view op, std::string_view params,
                         std::span<std::string const> args, std::span<int const> order = {}) {
     std::string eqn = name + ":" + type_string(dtype, shape) + " = " + std::string(op);
@@ -98,6 +104,7 @@ class JaxprWriter {
   }
 
   /// `fusions`: runs of the equations printed as one `fusion` equation each.
+  JAXCC_RUNTIME_COMPILED
   std::string program(Trace const& trace, std::vector<AnyArray> const& outputs, std::span<Capture const> constants,
                       std::span<Fusion const> fusions = {}) {
     equations_.emplace_back();
@@ -137,6 +144,7 @@ class JaxprWriter {
   }
 
  private:
+  JAXCC_RUNTIME_COMPILED
   void print_equation(Equation const& eq) {
     std::vector<std::string> in;
     for (auto const& v : eq.inputs) in.push_back(name(*v));
@@ -145,6 +153,7 @@ class JaxprWriter {
 
   /// `outs = fusion[jaxpr={ lambda ; ins. let ... in outs }] ins`: the
   /// inner program names its values as the outer one does.
+  JAXCC_RUNTIME_COMPILED
   void print_fusion(std::vector<Equation> const& eqs, Fusion const& fusion) {
     equations_.emplace_back();
     for (auto s = fusion.first; s < fusion.end; ++s) print_equation(eqs[s]);
@@ -165,6 +174,7 @@ class JaxprWriter {
 
   /// `{ lambda consts; invars. let eqns in (outs) }`, on one line if it fits
   /// in 80 columns, else one equation per line.
+  JAXCC_RUNTIME_COMPILED
   static std::string lambda(std::string const& consts, std::string const& invars, std::vector<std::string> const& eqns,
                             std::vector<std::string> const& out_names) {
     std::string outs = "(";
@@ -205,6 +215,7 @@ class JaxprWriter {
   std::size_t count_ = 0;
   std::vector<std::vector<std::string>> equations_;
 };
+JAXCC_RUNTIME_INSTANCE(class JaxprWriterT<void>)
 
 inline void PrimitiveBase::print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const {
   std::string lhs, rhs(name());

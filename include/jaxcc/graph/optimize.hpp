@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/trace.hpp"
 
 namespace jaxcc::detail {
@@ -68,7 +69,8 @@ namespace jaxcc::graph {
 /// their first occurrence, and drop applications that return an operand
 /// (forwarded_operand: identity layout operations, `x * 1`) for their
 /// operand.
-inline void eliminate_common_subexpressions(Program& p) {
+template <class = void>
+void eliminate_common_subexpressions(Program& p) {
   auto& trace = *p.trace;
   detail::Substitution subst(trace.var_count());
   std::vector<Capture> captures;
@@ -141,9 +143,11 @@ inline void eliminate_common_subexpressions(Program& p) {
   trace.equations = std::move(kept);
   for (auto& o : p.outputs) o = subst(o, trace.id());
 }
+JAXCC_RUNTIME_INSTANCE(void eliminate_common_subexpressions<void>(Program&))
 
 /// Drop equations and constants that no output depends on.
-inline void eliminate_dead_code(Program& p) {
+template <class = void>
+void eliminate_dead_code(Program& p) {
   auto& trace = *p.trace;
   std::vector<std::uint8_t> live(trace.var_count(), 0);
   for (auto const& o : p.outputs)
@@ -159,11 +163,14 @@ inline void eliminate_dead_code(Program& p) {
   trace.equations.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));
   std::erase_if(trace.captures, [&](Capture const& c) { return !live[c.var->id]; });
 }
+JAXCC_RUNTIME_INSTANCE(void eliminate_dead_code<void>(Program&))
 
 /// The rewrites jit applies, in order.
-inline void optimize(Program& p) {
+template <class = void>
+void optimize(Program& p) {
   eliminate_common_subexpressions(p);
   eliminate_dead_code(p);
 }
+JAXCC_RUNTIME_INSTANCE(void optimize<void>(Program&))
 
 }  // namespace jaxcc::graph

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/bits/scratch_vector.hpp"
 #include "jaxcc/bits/stream_copy.hpp"
 #include "jaxcc/bits/strided.hpp"
@@ -76,7 +77,8 @@ inline std::optional<RunInput> run_input(Shape const& in, Shape const& run) {
 /// Its values are referred to as inputs (read from memory), scratch (a
 /// tile's intermediate) or outputs (written to memory, also read by later
 /// members of the run).
-class FusedRun {
+template <class = void>
+class FusedRunT {
  public:
   enum class Place : std::uint8_t { input, scratch, output };
   struct Ref {
@@ -109,7 +111,8 @@ class FusedRun {
   /// in it has been read for the last time). `donor[k]`: an input (donated,
   /// of output k's dtype and shape, read by no member after the one that
   /// writes output k) whose buffer output k may take, or -1.
-  FusedRun(Shape shape, std::vector<Member> const& members, std::vector<Input> inputs, std::size_t scratch_slots,
+  JAXCC_RUNTIME_COMPILED
+  FusedRunT(Shape shape, std::vector<Member> const& members, std::vector<Input> inputs, std::size_t scratch_slots,
            std::vector<DType> outputs, std::vector<std::int32_t> donor, std::optional<Fold> fold = std::nullopt)
       : shape_(std::move(shape)),
         inputs_(std::move(inputs)),
@@ -135,6 +138,7 @@ class FusedRun {
   /// Appends the run's outputs to `out`. `into[k]`, where given and not
   /// null: a dense array of output k's dtype and shape to write it into
   /// (a device's part of a sharded result) instead of a fresh one.
+  JAXCC_RUNTIME_COMPILED
   void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
            std::span<AnyArray const* const> into = {}) const {
     SmallVector<void*, 8> out_data;
@@ -297,6 +301,7 @@ class FusedRun {
   /// The reduction of the chunks' partial results, appended to `out`, in
   /// element order (so a float sum comes out the same on every call with as
   /// many threads).
+  JAXCC_RUNTIME_COMPILED
   void fold_into(std::vector<Partial>& folds, std::vector<AnyArray>& out) const {
     std::sort(folds.begin(), folds.end(), [](Partial const& a, Partial const& b) { return a.first < b.first; });
     Shape shape(shape_.size(), 1);  // (chunks, 1, ..., 1): reduced over every axis as the operand was
@@ -329,6 +334,7 @@ class FusedRun {
 
   /// A donated input's buffer can hold an output if it is dense and no
   /// other input reads it (the same array passed twice, or a view of it).
+  JAXCC_RUNTIME_COMPILED
   static bool reusable(std::span<AnyArray const> inputs, std::size_t donor) {
     auto const buffer_of = [](AnyArray const& a) {
       return a.visit([](auto const& x) { return ArrayAccess::impl(x).buffer.get(); });
@@ -424,12 +430,15 @@ class FusedRun {
   Shape fold_shape_;
   std::int64_t fold_segment_ = 0;  // elements per result
 };
+JAXCC_RUNTIME_INSTANCE(class FusedRunT<void>)
+using FusedRun = FusedRunT<>;
 
 }  // namespace jaxcc::detail
 
 namespace jaxcc::graph {
 
-class Plan {
+template <class = void>
+class PlanT {
  public:
   /// How the plan's outputs are written: into fresh arrays, or also into
   /// arrays the caller gives (run's `into`: a device's parts of sharded
@@ -438,7 +447,8 @@ class Plan {
 
   /// `donated[i]`: program input i's buffer may be taken for an output
   /// (jit's donate_argnums); empty: none.
-  explicit Plan(Program program, std::vector<std::uint8_t> donated = {}, Outputs outputs = Outputs::fresh)
+  JAXCC_RUNTIME_COMPILED
+  explicit PlanT(Program program, std::vector<std::uint8_t> donated = {}, Outputs outputs = Outputs::fresh)
       : program_(std::move(program)), donated_(std::move(donated)) {
     auto const& trace = *program_.trace;
     auto const& eqs = trace.equations;
@@ -501,6 +511,7 @@ class Plan {
   /// `into[o]`, where given and not null: a dense array of output o's
   /// dtype and shape that the step computing it writes into, where that
   /// step is a fused run (else the output is copied there by the caller).
+  JAXCC_RUNTIME_COMPILED
   void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
            std::span<AnyArray const* const> into = {}) const {
     auto const& trace = *program_.trace;
@@ -569,6 +580,7 @@ class Plan {
     return of_run && eqs[end].primitive->row_fold(operand.shape) != nullptr;
   }
 
+  JAXCC_RUNTIME_COMPILED
   void add_step(PrimitiveBase const* primitive, std::shared_ptr<detail::FusedRun const> run,
                 std::span<VarPtr const> inputs, std::span<VarPtr const> outputs, std::size_t last) {
     Step step{primitive, std::move(run), {}, {}, {}, last};
@@ -580,6 +592,7 @@ class Plan {
   /// The run input whose buffer the output `out`, written by equation `s`,
   /// may take: a donated program input of its dtype and shape that nothing
   /// reads after `s` and no other output took; -1 if none.
+  JAXCC_RUNTIME_COMPILED
   std::int32_t donor_for(Var const& out, std::size_t s, std::vector<VarPtr> const& inputs,
                          std::vector<std::size_t> const& last_use, std::vector<std::uint8_t> const& is_output,
                          std::size_t end, std::vector<std::int32_t> const& taken) const {
@@ -594,6 +607,7 @@ class Plan {
   }
 
   /// The run [first, end) as one step; `fold`: and the reduction after it.
+  JAXCC_RUNTIME_COMPILED
   void add_fused_run(std::size_t first, std::size_t end, bool fold, std::vector<std::size_t> const& last_use,
                      std::vector<std::uint8_t> const& is_output) {
     using Run = detail::FusedRun;
@@ -679,5 +693,7 @@ class Plan {
   std::vector<Step> steps_;
   std::vector<Fusion> fusions_;
 };
+JAXCC_RUNTIME_INSTANCE(class PlanT<void>)
+using Plan = PlanT<>;
 
 }  // namespace jaxcc::graph

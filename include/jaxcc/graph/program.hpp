@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
 
@@ -32,7 +33,8 @@ inline AnyArray traced_input(Trace& trace, Aval const& aval) {
 /// Trace `fn` on abstract arguments; `closure` receives the values of
 /// enclosing traces that it read, which the call must pass after the
 /// arguments.
-inline Program trace_program(FlatFunction const& fn, std::span<Aval const> arguments, std::vector<AnyArray>& closure) {
+template <class = void>
+Program trace_program(FlatFunction const& fn, std::span<Aval const> arguments, std::vector<AnyArray>& closure) {
   auto trace = std::make_shared<Trace>();
   std::vector<AnyArray> outputs;
   {
@@ -54,6 +56,7 @@ inline Program trace_program(FlatFunction const& fn, std::span<Aval const> argum
   trace->captures = std::move(constants);
   return {std::move(trace), std::move(outputs), arguments.size()};
 }
+JAXCC_RUNTIME_INSTANCE(Program trace_program<void>(FlatFunction const&, std::span<Aval const>, std::vector<AnyArray>&))
 
 /// Run a program on concrete or traced inputs (arguments, then closure).
 inline std::vector<AnyArray> run(Program const& p, std::span<AnyArray const> inputs, Env* keep = nullptr) {

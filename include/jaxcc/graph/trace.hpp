@@ -28,7 +28,9 @@
 namespace jaxcc::graph {
 
 struct Program;
-class JaxprWriter;
+template <class = void>
+class JaxprWriterT;
+using JaxprWriter = JaxprWriterT<>;
 using VarPtr = std::shared_ptr<Var>;
 
 /// One cotangent or tangent slot: empty means a symbolic zero.

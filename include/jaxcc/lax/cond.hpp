@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
@@ -218,6 +219,7 @@ class CondCallT final : public graph::PrimitiveBase, public std::enable_shared_f
 
   std::vector<graph::Program> branches_;
 };
+JAXCC_RUNTIME_INSTANCE(class CondCallT<void>)
 
 /// Apply a cond. Each branch's program gets the same inputs: the union of
 /// what the branches close over (one input per closed-over value), then args.

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/jaxpr.hpp"
@@ -247,8 +248,9 @@ struct BatchedBody {
   std::vector<bool> out_mapped;
 };
 
-inline BatchedBody batched_body(graph::Program const& p, std::span<graph::BatchDim const> in_dims,
-                                std::vector<bool> const& instantiate, graph::AxisData const& axis) {
+template <class = void>
+BatchedBody batched_body(graph::Program const& p, std::span<graph::BatchDim const> in_dims,
+                         std::vector<bool> const& instantiate, graph::AxisData const& axis) {
   auto arguments = input_avals(p);
   for (std::size_t i = 0; i < arguments.size(); ++i)
     if (in_dims[i]) arguments[i].shape.insert(arguments[i].shape.begin() + *in_dims[i], axis.size);
@@ -264,6 +266,7 @@ inline BatchedBody batched_body(graph::Program const& p, std::span<graph::BatchD
   auto body = trace_body(fn, arguments);
   return {std::move(body), std::move(out_mapped)};
 }
+JAXCC_RUNTIME_INSTANCE(BatchedBody batched_body<void>(graph::Program const&, std::span<graph::BatchDim const>, std::vector<bool> const&, graph::AxisData const&))
 
 /// Axis 0 where `mapped`, else not mapped: the dims a batched body's outputs have.
 inline std::vector<graph::BatchDim> front_dims(std::vector<bool> const& mapped) {

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 
@@ -301,6 +302,7 @@ class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_f
   graph::Program body_;
   ScanParams params_;
 };
+JAXCC_RUNTIME_INSTANCE(class ScanCallT<void>)
 
 /// Apply a scan of `body` to args (explicit consts, carry, xs); the values
 /// the body closes over go first among the consts.

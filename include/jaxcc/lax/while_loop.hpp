@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 
@@ -197,6 +198,7 @@ class WhileCallT final : public graph::PrimitiveBase, public std::enable_shared_
   graph::Program cond_, body_;
   std::size_t cond_nconsts_, body_nconsts_;
 };
+JAXCC_RUNTIME_INSTANCE(class WhileCallT<void>)
 
 /// Apply a while loop; each program's closed-over values go first among its consts.
 template <class>

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
@@ -196,7 +197,8 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
 
 /// The mesh of the arrays among `operands` that are laid out on one (and
 /// of the requested output sharding); JAX's error when they differ.
-inline std::optional<Mesh> mesh_of(std::vector<AnyArray> const& operands, std::optional<NamedSharding> const& out) {
+template <class = void>
+std::optional<Mesh> mesh_of(std::vector<AnyArray> const& operands, std::optional<NamedSharding> const& out) {
   std::optional<Mesh> mesh;
   if (out) mesh = out->mesh();
   for (auto const& x : operands) {
@@ -209,6 +211,7 @@ inline std::optional<Mesh> mesh_of(std::vector<AnyArray> const& operands, std::o
   }
   return mesh;
 }
+JAXCC_RUNTIME_INSTANCE(std::optional<Mesh> mesh_of<void>(std::vector<AnyArray> const&, std::optional<NamedSharding> const&))
 
 /// How jit reaches partitioned_call: installed with the mesh operations
 /// (install_mesh_operations), wherever arrays first meet a mesh, so that a
@@ -228,8 +231,8 @@ inline std::atomic<PartitionedCall>& partitioned_call_hook() {
 /// shard_map equation.
 template <class = void>
 std::shared_ptr<graph::PrimitiveBase const> partitioned_call(graph::Program const& program, Mesh const& mesh,
-                                                                    std::vector<AnyArray> const& operands,
-                                                                    std::optional<NamedSharding> const& out) {
+                                                             std::vector<AnyArray> const& operands,
+                                                             std::optional<NamedSharding> const& out) {
   std::vector<graph::Layout> in_layouts;
   std::vector<P> in_specs;
   for (auto const& x : operands) {
@@ -252,6 +255,7 @@ std::shared_ptr<graph::PrimitiveBase const> partitioned_call(graph::Program cons
   for (auto const& l : partitioned.out_layouts) out_specs.push_back(out ? out->spec() : spec_of(l));  // as asked for
   return std::make_shared<ShardMapCall const>(std::move(partitioned.body), mesh, std::move(in_specs), std::move(out_specs));
 }
+JAXCC_RUNTIME_INSTANCE(std::shared_ptr<graph::PrimitiveBase const> partitioned_call<void>(graph::Program const&, Mesh const&, std::vector<AnyArray> const&, std::optional<NamedSharding> const&))
 
 }  // namespace jaxcc::detail
 

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
@@ -72,5 +73,6 @@ class ClosedCallT final : public graph::PrimitiveBase, public std::enable_shared
   graph::Plan plan_;
   std::vector<graph::Aval> out_avals_;
 };
+JAXCC_RUNTIME_INSTANCE(class ClosedCallT<void>)
 
 }  // namespace jaxcc::detail

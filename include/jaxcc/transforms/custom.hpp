@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
@@ -190,6 +191,7 @@ class BatchedCallT final : public graph::PrimitiveBase, public std::enable_share
   bool instantiate_;
   graph::AxisData axis_;
 };
+JAXCC_RUNTIME_INSTANCE(class BatchedCallT<void>)
 
 /// A call primitive that carries its program (subprogram(), whose inputs
 /// are its operands) applied to a batch: one BatchedCall.

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/bits/scratch_vector.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/program.hpp"
@@ -225,10 +226,11 @@ void append_leaf_keys(Arg const& arg, std::vector<LeafKey>& out) {
 /// first kind in JAX's order: pytree, static arguments, types). `where[i]`
 /// names leaf i (`args[0]`, `args[1]['w']`); `traced_names` and
 /// `static_names` the traced and the static arguments.
-inline std::pair<int, std::string> key_difference(JitKey const& now, JitKey const& before,
-                                                  std::vector<std::string> const& where,
-                                                  std::vector<std::string> const& traced_names,
-                                                  std::vector<std::string> const& static_names) {
+template <class = void>
+std::pair<int, std::string> key_difference(JitKey const& now, JitKey const& before,
+                                           std::vector<std::string> const& where,
+                                           std::vector<std::string> const& traced_names,
+                                           std::vector<std::string> const& static_names) {
   struct Kind {
     char const* title;
     std::string lines;
@@ -264,6 +266,7 @@ inline std::pair<int, std::string> key_difference(JitKey const& now, JitKey cons
     }
   return {rank, explanation};
 }
+JAXCC_RUNTIME_INSTANCE(std::pair<int, std::string> key_difference<void>(JitKey const&, JitKey const&, std::vector<std::string> const&, std::vector<std::string> const&, std::vector<std::string> const&))
 
 /// What a cache entry holds: the call, and the structure of f's output.
 /// (A jit call, or for arrays laid out on a mesh a partitioned shard_map.)

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
@@ -431,6 +432,7 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
   std::vector<std::vector<std::uint8_t>> out_writers_;
   std::vector<std::uint8_t> out_whole_;  // per output: every device holds all of it
 };
+JAXCC_RUNTIME_INSTANCE(class ShardMapCallT<void>)
 
 /// Python's shape of an aval in errors: float32[8,4].
 inline std::string short_aval(AnyArray const& x) {

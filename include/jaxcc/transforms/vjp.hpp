@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/transforms/options.hpp"
@@ -42,8 +43,9 @@ std::vector<AnyArray> input_values(std::index_sequence<Diff...>, Args const&... 
 }
 
 /// Seed the cotangents of a traced output tree's leaves with `ct`'s leaves.
-inline void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> const& out_leaves,
-                            std::vector<AnyArray> const& ct_leaves, std::vector<graph::MaybeArray>& seeds) {
+template <class = void>
+void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> const& out_leaves,
+                     std::vector<AnyArray> const& ct_leaves, std::vector<graph::MaybeArray>& seeds) {
   if (out_leaves.size() != ct_leaves.size())
     throw Error("vjp: the cotangent has " + std::to_string(ct_leaves.size()) + " arrays, but the function's output has " +
                 std::to_string(out_leaves.size()));
@@ -57,6 +59,7 @@ inline void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> con
     if (var && var->trace_id == trace.id()) seeds[var->id] = graph::add_maybe(seeds[var->id], ct);
   }
 }
+JAXCC_RUNTIME_INSTANCE(void seed_cotangents<void>(graph::Trace const&, std::vector<AnyArray> const&, std::vector<AnyArray> const&, std::vector<graph::MaybeArray>&))
 
 inline void check_grad_input(AnyArray const& leaf, std::string_view transform) {
   if (!is_floating(leaf.dtype()))
