@@ -24,6 +24,7 @@ NUMERIC = FLOATS + INTS
 ALL = NUMERIC + ["bool"]
 
 instances = []  # (group, template arguments of graph::PrimitiveOf)
+op_rules = []  # (group, template arguments of fusion::op_row and fusion::OpRules)
 
 
 def primitive(group, name, *operands):
@@ -36,6 +37,9 @@ def region(group, op, *leaves):
     operands = [f"Array<{t}>" for kind, t in leaves if kind == "A"]
     expr = f"primitives::fused_p<fusion::Expr<primitives::{op}, {nodes}>>"
     instances.append((group, ", ".join([expr, *operands])))
+    rule = ", ".join([f"primitives::{op}", *(t for _, t in leaves)])
+    if (group, rule) not in op_rules:
+        op_rules.append((group, rule))
 
 
 def binary_kinds(t, u=None):
@@ -142,9 +146,12 @@ lines = [
     "// The rule instantiations that the precompiled runtime (CMake target",
     "// jaxcc::runtime) compiles once: every primitive at every dtype it takes,",
     "// and every elementwise op as a one-op fused region at every dtype and mix",
-    "// of array and scalar operands it takes. Each entry is the template",
-    "// arguments of one graph::PrimitiveOf, in namespace jaxcc; each group is",
-    "// one source file of the library.",
+    "// of array and scalar operands it takes. Each entry of",
+    "// JAXCC_RUNTIME_INSTANCES_<GROUP> is the template arguments of one",
+    "// graph::PrimitiveOf, in namespace jaxcc; each of JAXCC_RUNTIME_OP_RULES_<GROUP>",
+    "// those of one op's row kernel and tangent builder (fusion::op_row,",
+    "// fusion::OpRules<...>::tangent), which programs of any region reach;",
+    "// each group is one source file of the library.",
     "#pragma once",
     "",
     "// clang-format off",
@@ -154,11 +161,17 @@ for g in groups:
     lines.append(f"#define JAXCC_RUNTIME_INSTANCES_{g.upper()}(X) \\")
     lines += [f"  X({args}) \\" for args in entries]
     lines.append("")
+    lines.append(f"#define JAXCC_RUNTIME_OP_RULES_{g.upper()}(X) \\")
+    lines += [f"  X({args}) \\" for group, args in op_rules if group == g]
+    lines.append("")
 lines.append("#define JAXCC_RUNTIME_GROUPS " + " ".join(g for g in groups))
 lines.append("#define JAXCC_RUNTIME_INSTANCES(X) \\")
 lines += [f"  JAXCC_RUNTIME_INSTANCES_{g.upper()}(X) \\" for g in groups]
 lines.append("")
+lines.append("#define JAXCC_RUNTIME_OP_RULES(X) \\")
+lines += [f"  JAXCC_RUNTIME_OP_RULES_{g.upper()}(X) \\" for g in groups]
+lines.append("")
 lines.append("// clang-format on")
 out = pathlib.Path(__file__).resolve().parent.parent / "include/jaxcc/bits/runtime_instances.hpp"
 out.write_text("\n".join(lines) + "\n")
-print(f"{out}: {len(instances)} instantiations in {len(groups)} groups")
+print(f"{out}: {len(instances)} instantiations and {len(op_rules)} ops' rules in {len(groups)} groups")

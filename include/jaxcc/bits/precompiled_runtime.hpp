@@ -1,9 +1,11 @@
 // The precompiled runtime's side in the headers. With JAXCC_PRECOMPILED_RUNTIME
 // defined (linking the CMake target jaxcc::runtime defines it), the rules of
-// jaxcc's own primitives and elementwise ops are declared extern here: a
-// translation unit that binds one does not compile its rules, nor the rules
-// those reach; the library holds them, compiled once
-// (bits/runtime_instances.hpp lists them). Without it nothing changes: the
+// jaxcc's own primitives and elementwise ops, and each op's row kernel and
+// tangent builder, are declared extern here: a translation unit that binds
+// one does not compile its rules, nor the rules those reach; the library
+// holds them, compiled once (bits/runtime_instances.hpp lists them; the
+// type-erased machinery is declared extern where it is defined,
+// bits/runtime_compiled.hpp). Without it nothing changes: the
 // headers alone are the library. <jaxcc/jaxcc.hpp> includes this last.
 #pragma once
 
@@ -14,6 +16,7 @@
 
 #include "jaxcc/bits/runtime_instances.hpp"
 #include "jaxcc/fusion/evaluate.hpp"
+#include "jaxcc/fusion/program.hpp"
 #include "jaxcc/graph/primitive_of.hpp"
 #include "jaxcc/primitives/argminmax.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
@@ -47,6 +50,14 @@ namespace jaxcc {
 #define JAXCC_EXTERN_INSTANCE(...) extern template class graph::PrimitiveOf<__VA_ARGS__>;
 JAXCC_RUNTIME_INSTANCES(JAXCC_EXTERN_INSTANCE)
 #undef JAXCC_EXTERN_INSTANCE
+// Each op's row kernel and tangent builder, which the programs of a file's
+// own regions (their derivatives, jit's fused runs) point at.
+#define JAXCC_EXTERN_OP_RULES(...)                                                                               \
+  extern template void fusion::op_row<__VA_ARGS__>(void const* const*, std::int64_t const*, void*, std::int64_t); \
+  extern template std::uint32_t fusion::OpRules<__VA_ARGS__>::tangent(fusion::ProgramBuilder&, std::uint32_t const*, \
+                                                                      std::uint32_t const*);
+JAXCC_RUNTIME_OP_RULES(JAXCC_EXTERN_OP_RULES)
+#undef JAXCC_EXTERN_OP_RULES
 }  // namespace jaxcc
 
 #endif

@@ -3,9 +3,12 @@
 // The rule instantiations that the precompiled runtime (CMake target
 // jaxcc::runtime) compiles once: every primitive at every dtype it takes,
 // and every elementwise op as a one-op fused region at every dtype and mix
-// of array and scalar operands it takes. Each entry is the template
-// arguments of one graph::PrimitiveOf, in namespace jaxcc; each group is
-// one source file of the library.
+// of array and scalar operands it takes. Each entry of
+// JAXCC_RUNTIME_INSTANCES_<GROUP> is the template arguments of one
+// graph::PrimitiveOf, in namespace jaxcc; each of JAXCC_RUNTIME_OP_RULES_<GROUP>
+// those of one op's row kernel and tangent builder (fusion::op_row,
+// fusion::OpRules<...>::tangent), which programs of any region reach;
+// each group is one source file of the library.
 #pragma once
 
 // clang-format off
@@ -169,6 +172,60 @@
   X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
   X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
 
+#define JAXCC_RUNTIME_OP_RULES_ARITHMETIC(X) \
+  X(primitives::div_p, float, float) \
+  X(primitives::atan2_p, float, float) \
+  X(primitives::logaddexp_p, float, float) \
+  X(primitives::fma_p, float, float, float) \
+  X(primitives::div_p, double, double) \
+  X(primitives::atan2_p, double, double) \
+  X(primitives::logaddexp_p, double, double) \
+  X(primitives::fma_p, double, double, double) \
+  X(primitives::add_p, float, float) \
+  X(primitives::sub_p, float, float) \
+  X(primitives::mul_p, float, float) \
+  X(primitives::max_p, float, float) \
+  X(primitives::min_p, float, float) \
+  X(primitives::pow_p, float, float) \
+  X(primitives::rem_p, float, float) \
+  X(primitives::add_p, double, double) \
+  X(primitives::sub_p, double, double) \
+  X(primitives::mul_p, double, double) \
+  X(primitives::max_p, double, double) \
+  X(primitives::min_p, double, double) \
+  X(primitives::pow_p, double, double) \
+  X(primitives::rem_p, double, double) \
+  X(primitives::add_p, std::int32_t, std::int32_t) \
+  X(primitives::sub_p, std::int32_t, std::int32_t) \
+  X(primitives::mul_p, std::int32_t, std::int32_t) \
+  X(primitives::max_p, std::int32_t, std::int32_t) \
+  X(primitives::min_p, std::int32_t, std::int32_t) \
+  X(primitives::pow_p, std::int32_t, std::int32_t) \
+  X(primitives::rem_p, std::int32_t, std::int32_t) \
+  X(primitives::add_p, std::int64_t, std::int64_t) \
+  X(primitives::sub_p, std::int64_t, std::int64_t) \
+  X(primitives::mul_p, std::int64_t, std::int64_t) \
+  X(primitives::max_p, std::int64_t, std::int64_t) \
+  X(primitives::min_p, std::int64_t, std::int64_t) \
+  X(primitives::pow_p, std::int64_t, std::int64_t) \
+  X(primitives::rem_p, std::int64_t, std::int64_t) \
+  X(primitives::add_p, std::uint32_t, std::uint32_t) \
+  X(primitives::sub_p, std::uint32_t, std::uint32_t) \
+  X(primitives::mul_p, std::uint32_t, std::uint32_t) \
+  X(primitives::max_p, std::uint32_t, std::uint32_t) \
+  X(primitives::min_p, std::uint32_t, std::uint32_t) \
+  X(primitives::pow_p, std::uint32_t, std::uint32_t) \
+  X(primitives::rem_p, std::uint32_t, std::uint32_t) \
+  X(primitives::shift_left_p, std::int32_t, std::int32_t) \
+  X(primitives::shift_right_logical_p, std::int32_t, std::int32_t) \
+  X(primitives::shift_right_arithmetic_p, std::int32_t, std::int32_t) \
+  X(primitives::shift_left_p, std::int64_t, std::int64_t) \
+  X(primitives::shift_right_logical_p, std::int64_t, std::int64_t) \
+  X(primitives::shift_right_arithmetic_p, std::int64_t, std::int64_t) \
+  X(primitives::shift_left_p, std::uint32_t, std::uint32_t) \
+  X(primitives::shift_right_logical_p, std::uint32_t, std::uint32_t) \
+  X(primitives::shift_right_arithmetic_p, std::uint32_t, std::uint32_t) \
+
 #define JAXCC_RUNTIME_INSTANCES_COLLECTIVES(X) \
   X(primitives::psum_p, Array<float>) \
   X(primitives::pmax_p, Array<float>) \
@@ -219,6 +276,8 @@
   X(primitives::all_to_all_p, Array<bool>) \
   X(primitives::sharding_constraint_p, Array<bool>) \
   X(primitives::axis_index_p) \
+
+#define JAXCC_RUNTIME_OP_RULES_COLLECTIVES(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_COMPARE(X) \
   X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
@@ -360,6 +419,54 @@
   X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
 
+#define JAXCC_RUNTIME_OP_RULES_COMPARE(X) \
+  X(primitives::eq_p, float, float) \
+  X(primitives::ne_p, float, float) \
+  X(primitives::lt_p, float, float) \
+  X(primitives::le_p, float, float) \
+  X(primitives::gt_p, float, float) \
+  X(primitives::ge_p, float, float) \
+  X(primitives::eq_p, double, double) \
+  X(primitives::ne_p, double, double) \
+  X(primitives::lt_p, double, double) \
+  X(primitives::le_p, double, double) \
+  X(primitives::gt_p, double, double) \
+  X(primitives::ge_p, double, double) \
+  X(primitives::eq_p, std::int32_t, std::int32_t) \
+  X(primitives::ne_p, std::int32_t, std::int32_t) \
+  X(primitives::lt_p, std::int32_t, std::int32_t) \
+  X(primitives::le_p, std::int32_t, std::int32_t) \
+  X(primitives::gt_p, std::int32_t, std::int32_t) \
+  X(primitives::ge_p, std::int32_t, std::int32_t) \
+  X(primitives::eq_p, std::int64_t, std::int64_t) \
+  X(primitives::ne_p, std::int64_t, std::int64_t) \
+  X(primitives::lt_p, std::int64_t, std::int64_t) \
+  X(primitives::le_p, std::int64_t, std::int64_t) \
+  X(primitives::gt_p, std::int64_t, std::int64_t) \
+  X(primitives::ge_p, std::int64_t, std::int64_t) \
+  X(primitives::eq_p, std::uint32_t, std::uint32_t) \
+  X(primitives::ne_p, std::uint32_t, std::uint32_t) \
+  X(primitives::lt_p, std::uint32_t, std::uint32_t) \
+  X(primitives::le_p, std::uint32_t, std::uint32_t) \
+  X(primitives::gt_p, std::uint32_t, std::uint32_t) \
+  X(primitives::ge_p, std::uint32_t, std::uint32_t) \
+  X(primitives::and_p, std::int32_t, std::int32_t) \
+  X(primitives::or_p, std::int32_t, std::int32_t) \
+  X(primitives::xor_p, std::int32_t, std::int32_t) \
+  X(primitives::and_p, std::int64_t, std::int64_t) \
+  X(primitives::or_p, std::int64_t, std::int64_t) \
+  X(primitives::xor_p, std::int64_t, std::int64_t) \
+  X(primitives::and_p, std::uint32_t, std::uint32_t) \
+  X(primitives::or_p, std::uint32_t, std::uint32_t) \
+  X(primitives::xor_p, std::uint32_t, std::uint32_t) \
+  X(primitives::and_p, bool, bool) \
+  X(primitives::or_p, bool, bool) \
+  X(primitives::xor_p, bool, bool) \
+  X(primitives::add_p, bool, bool) \
+  X(primitives::mul_p, bool, bool) \
+  X(primitives::eq_p, bool, bool) \
+  X(primitives::ne_p, bool, bool) \
+
 #define JAXCC_RUNTIME_INSTANCES_CONTRACTION(X) \
   X(primitives::dot_general_p, Array<float>, Array<float>) \
   X(primitives::dot_general_p, Array<double>, Array<double>) \
@@ -369,6 +476,8 @@
   X(primitives::dot_general_p, Array<bool>, Array<bool>) \
   X(primitives::conv_general_dilated_p, Array<float>, Array<float>) \
   X(primitives::conv_general_dilated_p, Array<double>, Array<double>) \
+
+#define JAXCC_RUNTIME_OP_RULES_CONTRACTION(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_INDEXING(X) \
   X(primitives::scatter_p, Array<float>, Array<float>) \
@@ -431,6 +540,8 @@
   X(primitives::scatter_add_p, Array<bool>, Array<std::int64_t>, Array<bool>) \
   X(primitives::dynamic_slice_p, Array<bool>, std::vector<Array<std::int64_t>>) \
   X(primitives::dynamic_update_slice_p, Array<bool>, Array<bool>, std::vector<Array<std::int64_t>>) \
+
+#define JAXCC_RUNTIME_OP_RULES_INDEXING(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_LAYOUT(X) \
   X(primitives::transpose_p, AnyArray) \
@@ -525,6 +636,8 @@
   X(primitives::reduce_or_p, Array<bool>) \
   X(primitives::reduce_and_p, Array<bool>) \
 
+#define JAXCC_RUNTIME_OP_RULES_LAYOUT(X) \
+
 #define JAXCC_RUNTIME_INSTANCES_LINALG(X) \
   X(primitives::cholesky_p, Array<float>) \
   X(primitives::lu_p, Array<float>) \
@@ -539,6 +652,8 @@
   X(primitives::svd_p, Array<double>) \
   X(primitives::triangular_solve_p, Array<double>, Array<double>) \
 
+#define JAXCC_RUNTIME_OP_RULES_LINALG(X) \
+
 #define JAXCC_RUNTIME_INSTANCES_RANDOM(X) \
   X(primitives::random_bits_p<std::uint32_t>, Array<std::uint32_t>) \
   X(primitives::random_bits_p<float>, Array<std::uint32_t>) \
@@ -546,6 +661,8 @@
   X(primitives::random_split_p, Array<std::uint32_t>) \
   X(primitives::random_fold_in_p, Array<std::uint32_t>, Array<std::uint32_t>) \
   X(primitives::random_permutation_p, Array<std::uint32_t>) \
+
+#define JAXCC_RUNTIME_OP_RULES_RANDOM(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_SELECT(X) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<float>, Array<float>>>, Array<bool>, Array<float>, Array<float>) \
@@ -572,6 +689,14 @@
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
+
+#define JAXCC_RUNTIME_OP_RULES_SELECT(X) \
+  X(primitives::select_p, bool, float, float) \
+  X(primitives::select_p, bool, double, double) \
+  X(primitives::select_p, bool, std::int32_t, std::int32_t) \
+  X(primitives::select_p, bool, std::int64_t, std::int64_t) \
+  X(primitives::select_p, bool, std::uint32_t, std::uint32_t) \
+  X(primitives::select_p, bool, bool, bool) \
 
 #define JAXCC_RUNTIME_INSTANCES_SORTING(X) \
   X(primitives::cumsum_p, Array<float>) \
@@ -612,6 +737,8 @@
   X(primitives::sort_p, Array<bool>) \
   X(primitives::argsort_p, Array<bool>) \
   X(primitives::searchsorted_p, Array<bool>, Array<bool>) \
+
+#define JAXCC_RUNTIME_OP_RULES_SORTING(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_UNARY(X) \
   X(primitives::fused_p<fusion::Expr<primitives::sin_p, Array<float>>>, Array<float>) \
@@ -709,6 +836,102 @@
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<bool>>>, Array<bool>) \
   X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<bool>>>, Array<bool>) \
 
+#define JAXCC_RUNTIME_OP_RULES_UNARY(X) \
+  X(primitives::sin_p, float) \
+  X(primitives::cos_p, float) \
+  X(primitives::tan_p, float) \
+  X(primitives::tanh_p, float) \
+  X(primitives::exp_p, float) \
+  X(primitives::expm1_p, float) \
+  X(primitives::log_p, float) \
+  X(primitives::log1p_p, float) \
+  X(primitives::sqrt_p, float) \
+  X(primitives::logistic_p, float) \
+  X(primitives::atan_p, float) \
+  X(primitives::floor_p, float) \
+  X(primitives::round_p, float) \
+  X(primitives::erf_p, float) \
+  X(primitives::erfc_p, float) \
+  X(primitives::erf_inv_p, float) \
+  X(primitives::is_finite_p, float) \
+  X(primitives::lgamma_p, float) \
+  X(primitives::digamma_p, float) \
+  X(primitives::polygamma_p, float, float) \
+  X(primitives::sin_p, double) \
+  X(primitives::cos_p, double) \
+  X(primitives::tan_p, double) \
+  X(primitives::tanh_p, double) \
+  X(primitives::exp_p, double) \
+  X(primitives::expm1_p, double) \
+  X(primitives::log_p, double) \
+  X(primitives::log1p_p, double) \
+  X(primitives::sqrt_p, double) \
+  X(primitives::logistic_p, double) \
+  X(primitives::atan_p, double) \
+  X(primitives::floor_p, double) \
+  X(primitives::round_p, double) \
+  X(primitives::erf_p, double) \
+  X(primitives::erfc_p, double) \
+  X(primitives::erf_inv_p, double) \
+  X(primitives::is_finite_p, double) \
+  X(primitives::lgamma_p, double) \
+  X(primitives::digamma_p, double) \
+  X(primitives::polygamma_p, double, double) \
+  X(primitives::neg_p, float) \
+  X(primitives::abs_p, float) \
+  X(primitives::sign_p, float) \
+  X(primitives::square_p, float) \
+  X(primitives::neg_p, double) \
+  X(primitives::abs_p, double) \
+  X(primitives::sign_p, double) \
+  X(primitives::square_p, double) \
+  X(primitives::neg_p, std::int32_t) \
+  X(primitives::abs_p, std::int32_t) \
+  X(primitives::sign_p, std::int32_t) \
+  X(primitives::square_p, std::int32_t) \
+  X(primitives::neg_p, std::int64_t) \
+  X(primitives::abs_p, std::int64_t) \
+  X(primitives::sign_p, std::int64_t) \
+  X(primitives::square_p, std::int64_t) \
+  X(primitives::neg_p, std::uint32_t) \
+  X(primitives::abs_p, std::uint32_t) \
+  X(primitives::sign_p, std::uint32_t) \
+  X(primitives::square_p, std::uint32_t) \
+  X(primitives::not_p, std::int32_t) \
+  X(primitives::not_p, std::int64_t) \
+  X(primitives::not_p, std::uint32_t) \
+  X(primitives::not_p, bool) \
+  X(primitives::convert_p<double>, float) \
+  X(primitives::convert_p<std::int32_t>, float) \
+  X(primitives::convert_p<std::int64_t>, float) \
+  X(primitives::convert_p<std::uint32_t>, float) \
+  X(primitives::convert_p<bool>, float) \
+  X(primitives::convert_p<float>, double) \
+  X(primitives::convert_p<std::int32_t>, double) \
+  X(primitives::convert_p<std::int64_t>, double) \
+  X(primitives::convert_p<std::uint32_t>, double) \
+  X(primitives::convert_p<bool>, double) \
+  X(primitives::convert_p<float>, std::int32_t) \
+  X(primitives::convert_p<double>, std::int32_t) \
+  X(primitives::convert_p<std::int64_t>, std::int32_t) \
+  X(primitives::convert_p<std::uint32_t>, std::int32_t) \
+  X(primitives::convert_p<bool>, std::int32_t) \
+  X(primitives::convert_p<float>, std::int64_t) \
+  X(primitives::convert_p<double>, std::int64_t) \
+  X(primitives::convert_p<std::int32_t>, std::int64_t) \
+  X(primitives::convert_p<std::uint32_t>, std::int64_t) \
+  X(primitives::convert_p<bool>, std::int64_t) \
+  X(primitives::convert_p<float>, std::uint32_t) \
+  X(primitives::convert_p<double>, std::uint32_t) \
+  X(primitives::convert_p<std::int32_t>, std::uint32_t) \
+  X(primitives::convert_p<std::int64_t>, std::uint32_t) \
+  X(primitives::convert_p<bool>, std::uint32_t) \
+  X(primitives::convert_p<float>, bool) \
+  X(primitives::convert_p<double>, bool) \
+  X(primitives::convert_p<std::int32_t>, bool) \
+  X(primitives::convert_p<std::int64_t>, bool) \
+  X(primitives::convert_p<std::uint32_t>, bool) \
+
 #define JAXCC_RUNTIME_GROUPS arithmetic collectives compare contraction indexing layout linalg random select sorting unary
 #define JAXCC_RUNTIME_INSTANCES(X) \
   JAXCC_RUNTIME_INSTANCES_ARITHMETIC(X) \
@@ -722,5 +945,18 @@
   JAXCC_RUNTIME_INSTANCES_SELECT(X) \
   JAXCC_RUNTIME_INSTANCES_SORTING(X) \
   JAXCC_RUNTIME_INSTANCES_UNARY(X) \
+
+#define JAXCC_RUNTIME_OP_RULES(X) \
+  JAXCC_RUNTIME_OP_RULES_ARITHMETIC(X) \
+  JAXCC_RUNTIME_OP_RULES_COLLECTIVES(X) \
+  JAXCC_RUNTIME_OP_RULES_COMPARE(X) \
+  JAXCC_RUNTIME_OP_RULES_CONTRACTION(X) \
+  JAXCC_RUNTIME_OP_RULES_INDEXING(X) \
+  JAXCC_RUNTIME_OP_RULES_LAYOUT(X) \
+  JAXCC_RUNTIME_OP_RULES_LINALG(X) \
+  JAXCC_RUNTIME_OP_RULES_RANDOM(X) \
+  JAXCC_RUNTIME_OP_RULES_SELECT(X) \
+  JAXCC_RUNTIME_OP_RULES_SORTING(X) \
+  JAXCC_RUNTIME_OP_RULES_UNARY(X) \
 
 // clang-format on

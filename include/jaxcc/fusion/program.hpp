@@ -282,12 +282,20 @@ struct OpRules {
       }
     }
   }
-  static std::uint32_t tangent(ProgramBuilder& b, std::uint32_t const* operands, std::uint32_t const* tangents) {
-    Placeholders known;
-    std::tuple<Array<A>...> const primals = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple<Array<A>...>{known.template make<A>(operands[I])...};
-    }(std::index_sequence_for<A...>{});
-    return tangent_with<0>(b, known, primals, tangents);
+  /// (Defined for every op, so that the precompiled runtime can instantiate
+  /// it for each; only a float op's kernel points at it.)
+  JAXCC_RUNTIME_COMPILED
+  static std::uint32_t tangent([[maybe_unused]] ProgramBuilder& b, [[maybe_unused]] std::uint32_t const* operands,
+                               [[maybe_unused]] std::uint32_t const* tangents) {
+    if constexpr (detail::is_float<R>) {
+      Placeholders known;
+      std::tuple<Array<A>...> const primals = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::tuple<Array<A>...>{known.template make<A>(operands[I])...};
+      }(std::index_sequence_for<A...>{});
+      return tangent_with<0>(b, known, primals, tangents);
+    } else {
+      return Program::none;
+    }
   }
 
   static constexpr OpKernel::Tangent tangent_rule() {
