@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/array.hpp"
 
 namespace jaxcc {
@@ -62,12 +63,14 @@ inline std::ostream& operator<<(std::ostream& os, AnyArray const& a) {
 namespace jaxcc::detail {
 
 /// A fresh contiguous array of `dtype` and `shape`, and its data.
-inline std::pair<AnyArray, void*> allocate_any(DType dtype, Shape const& shape) {
+template <class = void>
+std::pair<AnyArray, void*> allocate_any(DType dtype, Shape const& shape) {
   return with_element_type(dtype, [&]<class T>(std::type_identity<T>) -> std::pair<AnyArray, void*> {
     auto [array, data] = allocate<T>(shape);
     return {AnyArray(std::move(array)), data};
   });
 }
+JAXCC_RUNTIME_INSTANCE(std::pair<AnyArray, void*> allocate_any<void>(DType, Shape const&))
 
 /// What `a` points at: its shape, strides, offset and buffer.
 inline ArrayImpl const& impl_of(AnyArray const& a) noexcept {
@@ -75,13 +78,18 @@ inline ArrayImpl const& impl_of(AnyArray const& a) noexcept {
 }
 /// `x` itself when contiguous, else a contiguous copy (what detail::contiguous
 /// is for an Array).
-inline AnyArray as_contiguous(AnyArray const& x) {
+template <class = void>
+AnyArray as_contiguous(AnyArray const& x) {
   return x.visit([](auto const& a) -> AnyArray { return contiguous(a); });
 }
+JAXCC_RUNTIME_INSTANCE(AnyArray as_contiguous<void>(AnyArray const&))
+
 /// A view of `x`'s buffer with another shape, strides and offset, at x's dtype.
-inline AnyArray view(AnyArray const& x, Shape shape, Strides strides, std::int64_t offset) {
+template <class = void>
+AnyArray view(AnyArray const& x, Shape shape, Strides strides, std::int64_t offset) {
   return x.visit([&](auto const& a) -> AnyArray { return view(a, std::move(shape), std::move(strides), offset); });
 }
+JAXCC_RUNTIME_INSTANCE(AnyArray view<void>(AnyArray const&, Shape, Strides, std::int64_t))
 
 inline void const* data_of(AnyArray const& a) {
   return a.visit([](auto const& x) -> void const* { return x.data(); });
