@@ -10,16 +10,19 @@
 // instantiates it there, once.
 #pragma once
 
-/// On the large members of such a class: GCC and clang instantiate an inline
-/// member of an extern template class in order to inline it; one they may
-/// not inline they leave to the library. (Function templates are not inline
-/// and need nothing.)
-#define JAXCC_RUNTIME_COMPILED [[gnu::noinline]]
-
+/// JAXCC_RUNTIME_COMPILED, on the large members of such a class: in a file
+/// that links the runtime, [[gnu::noinline]], because GCC and clang
+/// instantiate an inline member of an extern template class in order to
+/// inline it, and leave to the library one they may not inline. (Function
+/// templates are not inline and need nothing.) Elsewhere — the headers
+/// alone, the library's own source — nothing: the calls inline as before.
 #if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
 #define JAXCC_RUNTIME_INSTANCE(...) template __VA_ARGS__;
+#define JAXCC_RUNTIME_COMPILED
 #elif defined(JAXCC_PRECOMPILED_RUNTIME)
 #define JAXCC_RUNTIME_INSTANCE(...) extern template __VA_ARGS__;
+#define JAXCC_RUNTIME_COMPILED [[gnu::noinline]]
 #else
 #define JAXCC_RUNTIME_INSTANCE(...)
+#define JAXCC_RUNTIME_COMPILED
 #endif
