@@ -401,7 +401,8 @@ void run_program_row(Program const& p, void const* const* inputs, std::int64_t c
     }
   }
 }
-JAXCC_RUNTIME_INSTANCE(void run_program_row<void>(Program const&, void const* const*, std::int64_t const*, void*, std::int64_t))
+JAXCC_RUNTIME_INSTANCE(void run_program_row<void>(Program const&, void const* const*, std::int64_t const*, void*,
+                                                  std::int64_t))
 
 /// `p` on concrete inputs, as an array of `shape` (the inputs' broadcast).
 /// Allocates only the result: jit's steady state runs programs.

@@ -84,7 +84,9 @@ std::shared_ptr<Program const> tangent_program(Program const& p, std::span<std::
   if (t == Program::none) return nullptr;
   return std::make_shared<Program const>(std::move(b).finish(t));
 }
-JAXCC_RUNTIME_INSTANCE(std::shared_ptr<Program const> tangent_program<void>(Program const&, std::span<std::uint8_t const>, std::span<DType const>))
+JAXCC_RUNTIME_INSTANCE(std::shared_ptr<Program const> tangent_program<void>(Program const&,
+                                                                            std::span<std::uint8_t const>,
+                                                                            std::span<DType const>))
 
 /// The tangent of `p`'s result from its inputs' primals and tangents.
 template <class = void>
@@ -108,7 +110,8 @@ graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primal
   if (!program) return std::nullopt;
   return apply_program(program, std::move(inputs));
 }
-JAXCC_RUNTIME_INSTANCE(graph::MaybeArray program_jvp<void>(Program const&, std::span<AnyArray const>, std::span<graph::MaybeArray const>))
+JAXCC_RUNTIME_INSTANCE(graph::MaybeArray program_jvp<void>(Program const&, std::span<AnyArray const>,
+                                                           std::span<graph::MaybeArray const>))
 
 /// The cotangent of each wanted float input of `p` from its result's
 /// cotangent `ct`: the tangent with `ct` as that input's (an elementwise
@@ -138,7 +141,8 @@ std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct,
   }
   return out;
 }
-JAXCC_RUNTIME_INSTANCE(std::vector<graph::MaybeArray> program_vjp<void>(Program const&, AnyArray const&, std::span<AnyArray const>, graph::Wanted))
+JAXCC_RUNTIME_INSTANCE(std::vector<graph::MaybeArray> program_vjp<void>(Program const&, AnyArray const&,
+                                                                        std::span<AnyArray const>, graph::Wanted))
 
 /// The shape `inputs` broadcast to together.
 inline Shape broadcast_shape_of(std::span<AnyArray const> inputs) {
@@ -181,7 +185,8 @@ void print_program(graph::JaxprWriter& w, Program const& p, std::span<Shape cons
     }
   }
 }
-JAXCC_RUNTIME_INSTANCE(void print_program<void>(graph::JaxprWriter&, Program const&, std::span<Shape const>, std::span<std::string const>, graph::Var const&))
+JAXCC_RUNTIME_INSTANCE(void print_program<void>(graph::JaxprWriter&, Program const&, std::span<Shape const>,
+                                                std::span<std::string const>, graph::Var const&))
 
 /// A recorded application of a program: one elementwise equation, which
 /// jit runs inside a fused run like any region.

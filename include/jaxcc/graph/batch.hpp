@@ -79,6 +79,7 @@ Batched batch_program(Program const& p, std::span<AnyArray const> inputs, std::s
   }
   return out;
 }
-JAXCC_RUNTIME_INSTANCE(Batched batch_program<void>(Program const&, std::span<AnyArray const>, std::span<BatchDim const>, AxisData const&))
+JAXCC_RUNTIME_INSTANCE(Batched batch_program<void>(Program const&, std::span<AnyArray const>, std::span<BatchDim const>,
+                                                   AxisData const&))
 
 }  // namespace jaxcc::graph

@@ -94,7 +94,8 @@ std::vector<MaybeArray> forward_tangents(Trace const& trace, Env const& env,
   }
   return tangent;
 }
-JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> forward_tangents<void>(Trace const&, Env const&, std::span<MaybeArray const>))
+JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> forward_tangents<void>(Trace const&, Env const&,
+                                                                      std::span<MaybeArray const>))
 
 /// Reverse mode: cotangents of the inputs, given cotangents of some Vars
 /// (`seed`, by Var id). Each equation whose outputs carry a cotangent is
@@ -142,7 +143,8 @@ std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std::vector
   for (auto const& v : trace.inputs) result.push_back(cotangent[v->id]);
   return result;
 }
-JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> backward<void>(Trace const&, Env const&, std::vector<MaybeArray>, Wanted))
+JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> backward<void>(Trace const&, Env const&, std::vector<MaybeArray>,
+                                                              Wanted))
 
 }  // namespace jaxcc::graph
 

@@ -266,7 +266,8 @@ BatchedBody batched_body(graph::Program const& p, std::span<graph::BatchDim cons
   auto body = trace_body(fn, arguments);
   return {std::move(body), std::move(out_mapped)};
 }
-JAXCC_RUNTIME_INSTANCE(BatchedBody batched_body<void>(graph::Program const&, std::span<graph::BatchDim const>, std::vector<bool> const&, graph::AxisData const&))
+JAXCC_RUNTIME_INSTANCE(BatchedBody batched_body<void>(graph::Program const&, std::span<graph::BatchDim const>,
+                                                      std::vector<bool> const&, graph::AxisData const&))
 
 /// Axis 0 where `mapped`, else not mapped: the dims a batched body's outputs have.
 inline std::vector<graph::BatchDim> front_dims(std::vector<bool> const& mapped) {

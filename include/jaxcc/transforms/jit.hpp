@@ -266,7 +266,10 @@ std::pair<int, std::string> key_difference(JitKey const& now, JitKey const& befo
     }
   return {rank, explanation};
 }
-JAXCC_RUNTIME_INSTANCE(std::pair<int, std::string> key_difference<void>(JitKey const&, JitKey const&, std::vector<std::string> const&, std::vector<std::string> const&, std::vector<std::string> const&))
+JAXCC_RUNTIME_INSTANCE(std::pair<int, std::string> key_difference<void>(JitKey const&, JitKey const&,
+                                                                        std::vector<std::string> const&,
+                                                                        std::vector<std::string> const&,
+                                                                        std::vector<std::string> const&))
 
 /// What a cache entry holds: the call, and the structure of f's output.
 /// (A jit call, or for arrays laid out on a mesh a partitioned shard_map.)

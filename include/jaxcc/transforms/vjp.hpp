@@ -59,7 +59,8 @@ void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> const& out
     if (var && var->trace_id == trace.id()) seeds[var->id] = graph::add_maybe(seeds[var->id], ct);
   }
 }
-JAXCC_RUNTIME_INSTANCE(void seed_cotangents<void>(graph::Trace const&, std::vector<AnyArray> const&, std::vector<AnyArray> const&, std::vector<graph::MaybeArray>&))
+JAXCC_RUNTIME_INSTANCE(void seed_cotangents<void>(graph::Trace const&, std::vector<AnyArray> const&,
+                                                  std::vector<AnyArray> const&, std::vector<graph::MaybeArray>&))
 
 inline void check_grad_input(AnyArray const& leaf, std::string_view transform) {
   if (!is_floating(leaf.dtype()))
