@@ -116,7 +116,8 @@ class PrimitiveBase {
                                       std::span<AnyArray const> outputs, Wanted wanted) const = 0;
   /// vmap: the outputs, with their mapped axes, from inputs some of which are
   /// mapped along `dims` (at least one is, or binds_axis(axis.name)).
-  virtual Batched batch(std::span<AnyArray const> inputs, std::span<BatchDim const> dims, AxisData const& axis) const;
+  virtual inline Batched batch(std::span<AnyArray const> inputs, std::span<BatchDim const> dims,
+                                AxisData const& axis) const;
   /// Whether this is a collective over the named axis (psum(x, "i") binds
   /// "i"): vmap then asks its batching rule even for unmapped operands.
   virtual bool binds_axis(std::string_view /*axis_name*/) const { return false; }
@@ -182,7 +183,7 @@ class PrimitiveBase {
   /// The runs of that program's equations that execute fused (jit's plan).
   virtual std::span<Fusion const> subprogram_fusions() const { return {}; }
   /// Write this equation as make_jaxpr shows it (graph/jaxpr.hpp).
-  virtual void print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const;
+  virtual inline void print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const;
 };
 
 inline Batched PrimitiveBase::batch(std::span<AnyArray const>, std::span<BatchDim const>, AxisData const&) const {
