@@ -69,6 +69,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/graph/trace.hpp"
@@ -225,6 +226,14 @@ template <class P, class... Operands>
 class PrimitiveOf final : public PrimitiveBase {
  public:
   using Params = typename P::Params;
+  /// What P's kernel returns for these operands: an Array, or an AnyArray
+  /// for a dtype-generic primitive.
+  using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
+
+  /// bind at these operand types (primitives/bind.hpp). A member, so that a
+  /// file linking the precompiled runtime calls the library's for the
+  /// operand types the library holds, and compiles none of their kernels.
+  JAXCC_RUNTIME_COMPILED static out_type bind(Params const& params, Operands const&... operands);
 
   PrimitiveOf(Params params, std::array<std::size_t, sizeof...(Operands)> counts)
       : params_(std::move(params)), counts_(counts) {
@@ -386,7 +395,6 @@ class PrimitiveOf final : public PrimitiveBase {
         },
         rebuild(inputs));
   }
-  using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
   static constexpr bool erased_out = std::same_as<out_type, AnyArray>;
   /// The output's element type; void for a dtype-generic primitive's.
   struct erased_element {
@@ -611,6 +619,19 @@ auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Ope
                std::move(inputs), {out});
   if constexpr (std::same_as<Out, AnyArray>) return Trace::traced_any(out);
   else return Trace::traced_array<typename Out::value_type>(out);
+}
+
+/// The shape rule first (bad input fails before any work is done, naming
+/// the shapes), then a record in the innermost trace of the operands, or the
+/// application partitioned over the mesh an operand is laid out on, or the
+/// kernel.
+template <class P, class... Operands>
+auto PrimitiveOf<P, Operands...>::bind(Params const& params, Operands const&... operands) -> out_type {
+  auto out_shape = P::shape_rule(params, operands...);
+  if (auto* trace = find_trace(operands...)) return record<P>(*trace, params, std::move(out_shape), operands...);
+  if (any_sharded(operands...)) [[unlikely]]
+    if (auto out = apply_sharded<P>(params, operands...)) return *std::move(out);
+  return P::impl(params, std::move(out_shape), operands...);
 }
 
 }  // namespace jaxcc::graph

@@ -15,12 +15,7 @@ namespace jaxcc::detail {
 /// bind, once the operands are of the types the primitive's rules take.
 template <class Primitive, class... Operands>
 auto bind_operands(typename Primitive::Params const& params, Operands const&... operands) {
-  auto out_shape = Primitive::shape_rule(params, operands...);
-  if (auto* trace = graph::find_trace(operands...))
-    return graph::record<Primitive>(*trace, params, std::move(out_shape), operands...);
-  if (graph::any_sharded(operands...)) [[unlikely]]
-    if (auto out = graph::apply_sharded<Primitive>(params, operands...)) return *std::move(out);
-  return Primitive::impl(params, std::move(out_shape), operands...);
+  return graph::PrimitiveOf<Primitive, Operands...>::bind(params, operands...);
 }
 
 /// A primitive declares, in one struct: `name`, `Params`,
