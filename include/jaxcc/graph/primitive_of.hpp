@@ -223,6 +223,81 @@ struct is_tuple<std::tuple<T...>> : std::true_type {};
 namespace jaxcc::graph {
 
 template <class P, class... Operands>
+class PrimitiveOf;
+
+/// Each array inside the operands (an Array, or each of a vector's).
+template <class F, class... Operands>
+void for_each_operand_array(F&& f, Operands const&... operands) {
+  (detail::operand_traits<Operands>::each(operands, f), ...);
+}
+
+/// The innermost active trace among the operands' traces, or null when all
+/// are concrete. Costs no allocation on the concrete path.
+template <class... Operands>
+Trace* find_trace(Operands const&... operands) {
+  InnermostTrace innermost;
+  for_each_operand_array([&](auto const& a) { innermost.see(detail::ArrayAccess::impl(a).var); }, operands...);
+  return innermost.get();
+}
+
+/// Runs one application of a primitive on concrete operands of which some
+/// are laid out on a mesh, partitioned over its devices as a sharded jit of
+/// it would be; nullopt where it cannot (then the kernel runs whole).
+/// Installed where arrays first meet a mesh (sharding/eager.hpp); null
+/// until then, and in a file that never places arrays on a mesh.
+using ShardedApply = std::optional<AnyArray> (*)(std::shared_ptr<PrimitiveBase const> const& primitive,
+                                                 std::span<AnyArray const> operands);
+inline std::atomic<ShardedApply>& sharded_apply() {
+  static std::atomic<ShardedApply> apply{nullptr};
+  return apply;
+}
+
+/// Whether an operand array is laid out on a mesh.
+template <class... Operands>
+bool any_sharded(Operands const&... operands) {
+  bool any = false;
+  for_each_operand_array([&](auto const& a) { any = any || detail::ArrayAccess::impl(a).sharding != nullptr; }, operands...);
+  return any;
+}
+
+/// P applied to operands of which some are laid out on a mesh, run
+/// partitioned (ShardedApply); nullopt where that is not installed or does
+/// not apply.
+template <class P, class... Operands>
+auto apply_sharded(typename P::Params const& params, Operands const&... operands)
+    -> std::optional<decltype(P::impl(params, std::declval<Shape>(), operands...))> {
+  using Out = decltype(P::impl(params, std::declval<Shape>(), operands...));
+  auto const apply = sharded_apply().load(std::memory_order_acquire);
+  if (!apply) return std::nullopt;
+  std::vector<AnyArray> arrays;
+  for_each_operand_array([&](auto const& a) { arrays.emplace_back(a); }, operands...);
+  auto const out = apply(std::make_shared<PrimitiveOf<P, Operands...>>(
+                             params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
+                         arrays);
+  if (!out) return std::nullopt;
+  if constexpr (std::same_as<Out, AnyArray>) return *out;
+  else return out->template as<typename Out::value_type>();
+}
+
+/// Record an application of P in `trace`; returns its traced output.
+template <class P, class... Operands>
+auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Operands const&... operands) {
+  using Out = decltype(P::impl(params, out_shape, operands...));
+  std::vector<VarPtr> inputs;
+  for_each_operand_array([&](auto const& a) { inputs.push_back(trace.var_for(AnyArray(a))); }, operands...);
+  DType out_dtype{};
+  if constexpr (requires { P::out_dtype(params, operands...); }) out_dtype = P::out_dtype(params, operands...);
+  else if constexpr (std::same_as<Out, AnyArray>) out_dtype = std::get<0>(std::tie(operands...)).dtype();
+  else out_dtype = dtype_of<typename Out::value_type>;
+  auto out = trace.new_var(out_dtype, std::move(out_shape));
+  trace.record(std::make_shared<PrimitiveOf<P, Operands...>>(
+                   params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
+               std::move(inputs), {out});
+  if constexpr (std::same_as<Out, AnyArray>) return Trace::traced_any(out);
+  else return Trace::traced_array<typename Out::value_type>(out);
+}
+
+template <class P, class... Operands>
 class PrimitiveOf final : public PrimitiveBase {
  public:
   using Params = typename P::Params;
@@ -230,10 +305,20 @@ class PrimitiveOf final : public PrimitiveBase {
   /// for a dtype-generic primitive.
   using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
 
-  /// bind at these operand types (primitives/bind.hpp). A member, so that a
-  /// file linking the precompiled runtime calls the library's for the
-  /// operand types the library holds, and compiles none of their kernels.
-  JAXCC_RUNTIME_COMPILED static out_type bind(Params const& params, Operands const&... operands);
+  /// bind at these operand types (primitives/bind.hpp): the shape rule
+  /// first (bad input fails before any work is done, naming the shapes),
+  /// then a record in the innermost trace of the operands, or the
+  /// application partitioned over the mesh an operand is laid out on, or the
+  /// kernel. A member, so that a file linking the precompiled runtime calls
+  /// the library's for the operand types the library holds, and compiles
+  /// none of their kernels.
+  JAXCC_RUNTIME_COMPILED static out_type bind(Params const& params, Operands const&... operands) {
+    auto out_shape = P::shape_rule(params, operands...);
+    if (auto* trace = find_trace(operands...)) return record<P>(*trace, params, std::move(out_shape), operands...);
+    if (any_sharded(operands...)) [[unlikely]]
+      if (auto out = apply_sharded<P>(params, operands...)) return *std::move(out);
+    return P::impl(params, std::move(out_shape), operands...);
+  }
 
   PrimitiveOf(Params params, std::array<std::size_t, sizeof...(Operands)> counts)
       : params_(std::move(params)), counts_(counts) {
@@ -548,90 +633,5 @@ class PrimitiveOf final : public PrimitiveBase {
   Params params_;
   std::array<std::size_t, sizeof...(Operands)> counts_;
 };
-
-/// Each array inside the operands (an Array, or each of a vector's).
-template <class F, class... Operands>
-void for_each_operand_array(F&& f, Operands const&... operands) {
-  (detail::operand_traits<Operands>::each(operands, f), ...);
-}
-
-/// The innermost active trace among the operands' traces, or null when all
-/// are concrete. Costs no allocation on the concrete path.
-template <class... Operands>
-Trace* find_trace(Operands const&... operands) {
-  InnermostTrace innermost;
-  for_each_operand_array([&](auto const& a) { innermost.see(detail::ArrayAccess::impl(a).var); }, operands...);
-  return innermost.get();
-}
-
-/// Runs one application of a primitive on concrete operands of which some
-/// are laid out on a mesh, partitioned over its devices as a sharded jit of
-/// it would be; nullopt where it cannot (then the kernel runs whole).
-/// Installed where arrays first meet a mesh (sharding/eager.hpp); null
-/// until then, and in a file that never places arrays on a mesh.
-using ShardedApply = std::optional<AnyArray> (*)(std::shared_ptr<PrimitiveBase const> const& primitive,
-                                                 std::span<AnyArray const> operands);
-inline std::atomic<ShardedApply>& sharded_apply() {
-  static std::atomic<ShardedApply> apply{nullptr};
-  return apply;
-}
-
-/// Whether an operand array is laid out on a mesh.
-template <class... Operands>
-bool any_sharded(Operands const&... operands) {
-  bool any = false;
-  for_each_operand_array([&](auto const& a) { any = any || detail::ArrayAccess::impl(a).sharding != nullptr; }, operands...);
-  return any;
-}
-
-/// P applied to operands of which some are laid out on a mesh, run
-/// partitioned (ShardedApply); nullopt where that is not installed or does
-/// not apply.
-template <class P, class... Operands>
-auto apply_sharded(typename P::Params const& params, Operands const&... operands)
-    -> std::optional<decltype(P::impl(params, std::declval<Shape>(), operands...))> {
-  using Out = decltype(P::impl(params, std::declval<Shape>(), operands...));
-  auto const apply = sharded_apply().load(std::memory_order_acquire);
-  if (!apply) return std::nullopt;
-  std::vector<AnyArray> arrays;
-  for_each_operand_array([&](auto const& a) { arrays.emplace_back(a); }, operands...);
-  auto const out = apply(std::make_shared<PrimitiveOf<P, Operands...>>(
-                             params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
-                         arrays);
-  if (!out) return std::nullopt;
-  if constexpr (std::same_as<Out, AnyArray>) return *out;
-  else return out->template as<typename Out::value_type>();
-}
-
-/// Record an application of P in `trace`; returns its traced output.
-template <class P, class... Operands>
-auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Operands const&... operands) {
-  using Out = decltype(P::impl(params, out_shape, operands...));
-  std::vector<VarPtr> inputs;
-  for_each_operand_array([&](auto const& a) { inputs.push_back(trace.var_for(AnyArray(a))); }, operands...);
-  DType out_dtype{};
-  if constexpr (requires { P::out_dtype(params, operands...); }) out_dtype = P::out_dtype(params, operands...);
-  else if constexpr (std::same_as<Out, AnyArray>) out_dtype = std::get<0>(std::tie(operands...)).dtype();
-  else out_dtype = dtype_of<typename Out::value_type>;
-  auto out = trace.new_var(out_dtype, std::move(out_shape));
-  trace.record(std::make_shared<PrimitiveOf<P, Operands...>>(
-                   params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
-               std::move(inputs), {out});
-  if constexpr (std::same_as<Out, AnyArray>) return Trace::traced_any(out);
-  else return Trace::traced_array<typename Out::value_type>(out);
-}
-
-/// The shape rule first (bad input fails before any work is done, naming
-/// the shapes), then a record in the innermost trace of the operands, or the
-/// application partitioned over the mesh an operand is laid out on, or the
-/// kernel.
-template <class P, class... Operands>
-auto PrimitiveOf<P, Operands...>::bind(Params const& params, Operands const&... operands) -> out_type {
-  auto out_shape = P::shape_rule(params, operands...);
-  if (auto* trace = find_trace(operands...)) return record<P>(*trace, params, std::move(out_shape), operands...);
-  if (any_sharded(operands...)) [[unlikely]]
-    if (auto out = apply_sharded<P>(params, operands...)) return *std::move(out);
-  return P::impl(params, std::move(out_shape), operands...);
-}
 
 }  // namespace jaxcc::graph
