@@ -10,7 +10,9 @@
 #
 # --include: where jaxcc's headers are (default: this checkout's include/);
 # point it at an installed prefix's include/ to measure the installed package.
-# --quick: the Eigen, empty and quickstart files only (what CI runs, for time).
+# --quick: the Eigen, empty and quickstart files, and with --runtime the MLP
+# file linking it, but not the MLP file from the headers alone (what CI runs,
+# for time).
 # --runtime: the precompiled runtime's library (libjaxcc_runtime.a, built
 # with -DJAXCC_BUILD_RUNTIME=ON): the MLP file is then also measured with it
 # (compiled with -DJAXCC_PRECOMPILED_RUNTIME and linked against it).
@@ -48,7 +50,7 @@ files=(
   "quickstart|$root/examples/quickstart.cpp|3|"
 )
 ((quick)) || files+=("mlp|$root/examples/mlp.cpp|6|")
-if [ -n "$runtime" ] && ((!quick)); then
+if [ -n "$runtime" ]; then
   files+=("mlp+runtime|$root/examples/mlp.cpp|4|-DJAXCC_PRECOMPILED_RUNTIME $runtime")
 fi
 memory_target_kb=$((1024 * 1024))

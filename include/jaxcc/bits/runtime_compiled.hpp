@@ -10,19 +10,26 @@
 // instantiates it there, once.
 #pragma once
 
-/// JAXCC_RUNTIME_COMPILED, on the large members of such a class: in a file
-/// that links the runtime, [[gnu::noinline]], because GCC and clang
-/// instantiate an inline member of an extern template class in order to
-/// inline it, and leave to the library one they may not inline. (Function
-/// templates are not inline and need nothing.) Elsewhere — the headers
-/// alone, the library's own source — nothing: the calls inline as before.
 #if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
 #define JAXCC_RUNTIME_INSTANCE(...) template __VA_ARGS__;
-#define JAXCC_RUNTIME_COMPILED
 #elif defined(JAXCC_PRECOMPILED_RUNTIME)
 #define JAXCC_RUNTIME_INSTANCE(...) extern template __VA_ARGS__;
-#define JAXCC_RUNTIME_COMPILED [[gnu::noinline]]
 #else
 #define JAXCC_RUNTIME_INSTANCE(...)
-#define JAXCC_RUNTIME_COMPILED
+#endif
+
+/// JAXCC_RUNTIME_INLINE, on the definition, after its class, of a large
+/// member of a class the runtime holds (`PlanT<>::run`,
+/// `PrimitiveOf<...>::bind`): `inline` from the headers alone; nothing where
+/// the runtime is linked (every file of such a program defines
+/// JAXCC_PRECOMPILED_RUNTIME, the runtime's own sources too), as {fmt}'s
+/// FMT_FUNC. GCC and clang instantiate an inline member of an extern
+/// template class wherever it is called, to inline it — even one declared
+/// noinline — and do not instantiate a non-inline one: defined in its class,
+/// such a member would still be compiled, though not emitted, in every file
+/// that calls it.
+#if defined(JAXCC_PRECOMPILED_RUNTIME)
+#define JAXCC_RUNTIME_INLINE
+#else
+#define JAXCC_RUNTIME_INLINE inline
 #endif

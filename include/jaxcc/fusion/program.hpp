@@ -284,19 +284,8 @@ struct OpRules {
   }
   /// (Defined for every op, so that the precompiled runtime can instantiate
   /// it for each; only a float op's kernel points at it.)
-  JAXCC_RUNTIME_COMPILED
   static std::uint32_t tangent([[maybe_unused]] ProgramBuilder& b, [[maybe_unused]] std::uint32_t const* operands,
-                               [[maybe_unused]] std::uint32_t const* tangents) {
-    if constexpr (detail::is_float<R>) {
-      Placeholders known;
-      std::tuple<Array<A>...> const primals = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return std::tuple<Array<A>...>{known.template make<A>(operands[I])...};
-      }(std::index_sequence_for<A...>{});
-      return tangent_with<0>(b, known, primals, tangents);
-    } else {
-      return Program::none;
-    }
-  }
+                               [[maybe_unused]] std::uint32_t const* tangents);
 
   static constexpr OpKernel::Tangent tangent_rule() {
     if constexpr (detail::is_float<R>) return &tangent;
@@ -317,6 +306,20 @@ struct OpRules {
                                    static_cast<std::uint8_t>(sizeof...(A)), &op_row<Op, A...>, tangent_rule(),
                                    forwarded_rule()};
 };
+template <class Op, class... A>
+JAXCC_RUNTIME_INLINE std::uint32_t OpRules<Op, A...>::tangent([[maybe_unused]] ProgramBuilder& b,
+                                                              [[maybe_unused]] std::uint32_t const* operands,
+                                                              [[maybe_unused]] std::uint32_t const* tangents) {
+  if constexpr (detail::is_float<R>) {
+    Placeholders known;
+    std::tuple<Array<A>...> const primals = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple<Array<A>...>{known.template make<A>(operands[I])...};
+    }(std::index_sequence_for<A...>{});
+    return tangent_with<0>(b, known, primals, tangents);
+  } else {
+    return Program::none;
+  }
+}
 
 /// Region E as a Program: its leaves are the inputs, in order; its scalars
 /// constants.

@@ -68,21 +68,7 @@ class JaxprWriterT {
   std::string binder(Var const& v) { return name(v) + ":" + type_string(v.dtype, v.shape); }
   /// A name for a value that exists only in the printout (inside a fused region).
   std::string fresh_name() { return encode(count_++); }
-  JAXCC_RUNTIME_COMPILED
-  static std::string literal(double value, DType dtype) {
-    std::string text;
-    switch (dtype) {
-      case DType::bool_: text = value != 0 ? "True" : "False"; break;
-      case DType::int8:
-      case DType::int16:
-      case DType::int32:
-      case DType::int64:
-      case DType::uint8:
-      case DType::uint32: text = std::to_string(static_cast<long long>(value)); break;
-      default: text = python_float_repr(value);
-    }
-    return text + ":" + type_string(dtype, {});
-  }
+  static std::string literal(double value, DType dtype);
   /// The text of an operand: a Var's name, or a literal for a captured constant of one element.
   std::string operand(Var const& v) { return name(v); }
 
@@ -90,105 +76,24 @@ class JaxprWriterT {
   /// Emit `name:type = op[params] args...` (the args in `order` when it is
   /// given) and return `name`. Fused regions print each node through this:
   /// one definition, rather than the text built in every region's type.
-  JAXCC_RUNTIME_COMPILED
   std::string emit_node(std::string name, DType dtype, Shape const& shape, std::string_view op, std::string_view params,
-                        std::span<std::string const> args, std::span<int const> order = {}) {
-    std::string eqn = name + ":" + type_string(dtype, shape) + " = " + std::string(op);
-    if (!params.empty()) eqn += "[" + std::string(params) + "]";
-    if (order.empty())
-      for (auto const& a : args) eqn += " " + a;
-    else
-      for (auto i : order) eqn += " " + args[static_cast<std::size_t>(i)];
-    emit(std::move(eqn));
-    return name;
-  }
+                        std::span<std::string const> args, std::span<int const> order = {});
 
   /// `fusions`: runs of the equations printed as one `fusion` equation each.
-  JAXCC_RUNTIME_COMPILED
   std::string program(Trace const& trace, std::vector<AnyArray> const& outputs, std::span<Capture const> constants,
-                      std::span<Fusion const> fusions = {}) {
-    equations_.emplace_back();
-    std::string consts, invars;
-    // A concrete one-element constant prints inline as a literal, as JAX's do.
-    auto append = [](std::string& list, std::string const& item) {
-      if (!list.empty()) list += ' ';
-      list += item;
-    };
-    for (auto const& c : constants) {
-      if (c.value.ndim() == 0 && !var_of(c.value))
-        names_[{c.var->trace_id, c.var->id}] = c.value.visit([](auto const& a) {
-          return literal(static_cast<double>(a.item()), a.dtype());
-        });
-      else
-        append(consts, binder(*c.var));
-    }
-    for (auto const& v : trace.inputs) append(invars, binder(*v));
-    auto const& eqs = trace.equations;
-    auto fusion = fusions.begin();
-    for (std::size_t s = 0; s < eqs.size(); ++s) {
-      if (fusion != fusions.end() && fusion->first == s) {
-        print_fusion(eqs, *fusion);
-        s = fusion++->end - 1;
-      } else {
-        print_equation(eqs[s]);
-      }
-    }
-    std::vector<std::string> outs;
-    for (auto const& o : outputs) {
-      auto const& var = var_of(o);
-      outs.push_back(var && var->trace_id == trace.id() ? name(*var) : "<constant>");
-    }
-    auto eqns = std::move(equations_.back());
-    equations_.pop_back();
-    return lambda(consts, invars, eqns, outs);
-  }
+                      std::span<Fusion const> fusions = {});
 
  private:
-  JAXCC_RUNTIME_COMPILED
-  void print_equation(Equation const& eq) {
-    std::vector<std::string> in;
-    for (auto const& v : eq.inputs) in.push_back(name(*v));
-    eq.primitive->print(*this, in, eq.outputs);
-  }
+  void print_equation(Equation const& eq);
 
   /// `outs = fusion[jaxpr={ lambda ; ins. let ... in outs }] ins`: the
   /// inner program names its values as the outer one does.
-  JAXCC_RUNTIME_COMPILED
-  void print_fusion(std::vector<Equation> const& eqs, Fusion const& fusion) {
-    equations_.emplace_back();
-    for (auto s = fusion.first; s < fusion.end; ++s) print_equation(eqs[s]);
-    auto eqns = std::move(equations_.back());
-    equations_.pop_back();
-    std::string invars, lhs, args;
-    std::vector<std::string> outs;
-    for (auto const& v : fusion.inputs) {
-      invars.append(invars.empty() ? "" : " ").append(binder(*v));
-      args.append(" ").append(name(*v));
-    }
-    for (auto const& v : fusion.outputs) {
-      lhs.append(lhs.empty() ? "" : " ").append(binder(*v));
-      outs.push_back(name(*v));
-    }
-    emit(lhs.append(" = fusion[jaxpr=").append(lambda("", invars, eqns, outs)).append("]").append(args));
-  }
+  void print_fusion(std::vector<Equation> const& eqs, Fusion const& fusion);
 
   /// `{ lambda consts; invars. let eqns in (outs) }`, on one line if it fits
   /// in 80 columns, else one equation per line.
-  JAXCC_RUNTIME_COMPILED
   static std::string lambda(std::string const& consts, std::string const& invars, std::vector<std::string> const& eqns,
-                            std::vector<std::string> const& out_names) {
-    std::string outs = "(";
-    for (std::size_t i = 0; i < out_names.size(); ++i) outs.append(i ? ", " : "").append(out_names[i]);
-    outs += out_names.size() == 1 ? ",)" : ")";
-    std::string one_line = "{ lambda " + consts + "; " + invars + ". let ";
-    for (std::size_t i = 0; i < eqns.size(); ++i) one_line += (i ? "; " : "") + eqns[i];
-    one_line += (eqns.empty() ? "" : " ") + std::string("in ") + outs + " }";
-    bool const multiline_eqn = std::any_of(eqns.begin(), eqns.end(), [](auto const& e) { return e.find('\n') != std::string::npos; });
-    if (one_line.size() <= 80 && !multiline_eqn) return one_line;
-    std::string text = "{ lambda " + consts + "; " + invars + ". let";
-    for (auto const& e : eqns) text += "\n    " + indent(e, 4);
-    return text + "\n  in " + outs + " }";
-  }
+                            std::vector<std::string> const& out_names);
 
   static std::string indent(std::string const& s, std::size_t n) {
     std::string out;
@@ -215,6 +120,119 @@ class JaxprWriterT {
   std::size_t count_ = 0;
   std::vector<std::vector<std::string>> equations_;
 };
+template <class V>
+JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::literal(double value, DType dtype) {
+  std::string text;
+  switch (dtype) {
+    case DType::bool_: text = value != 0 ? "True" : "False"; break;
+    case DType::int8:
+    case DType::int16:
+    case DType::int32:
+    case DType::int64:
+    case DType::uint8:
+    case DType::uint32: text = std::to_string(static_cast<long long>(value)); break;
+    default: text = python_float_repr(value);
+  }
+  return text + ":" + type_string(dtype, {});
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::emit_node(std::string name, DType dtype, Shape const& shape,
+                                                            std::string_view op, std::string_view params,
+                                                            std::span<std::string const> args,
+                                                            std::span<int const> order) {
+  std::string eqn = name + ":" + type_string(dtype, shape) + " = " + std::string(op);
+  if (!params.empty()) eqn += "[" + std::string(params) + "]";
+  if (order.empty())
+    for (auto const& a : args) eqn += " " + a;
+  else
+    for (auto i : order) eqn += " " + args[static_cast<std::size_t>(i)];
+  emit(std::move(eqn));
+  return name;
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::program(Trace const& trace, std::vector<AnyArray> const& outputs,
+                                                          std::span<Capture const> constants,
+                                                          std::span<Fusion const> fusions) {
+  equations_.emplace_back();
+  std::string consts, invars;
+  // A concrete one-element constant prints inline as a literal, as JAX's do.
+  auto append = [](std::string& list, std::string const& item) {
+    if (!list.empty()) list += ' ';
+    list += item;
+  };
+  for (auto const& c : constants) {
+    if (c.value.ndim() == 0 && !var_of(c.value))
+      names_[{c.var->trace_id, c.var->id}] = c.value.visit([](auto const& a) {
+        return literal(static_cast<double>(a.item()), a.dtype());
+      });
+    else
+      append(consts, binder(*c.var));
+  }
+  for (auto const& v : trace.inputs) append(invars, binder(*v));
+  auto const& eqs = trace.equations;
+  auto fusion = fusions.begin();
+  for (std::size_t s = 0; s < eqs.size(); ++s) {
+    if (fusion != fusions.end() && fusion->first == s) {
+      print_fusion(eqs, *fusion);
+      s = fusion++->end - 1;
+    } else {
+      print_equation(eqs[s]);
+    }
+  }
+  std::vector<std::string> outs;
+  for (auto const& o : outputs) {
+    auto const& var = var_of(o);
+    outs.push_back(var && var->trace_id == trace.id() ? name(*var) : "<constant>");
+  }
+  auto eqns = std::move(equations_.back());
+  equations_.pop_back();
+  return lambda(consts, invars, eqns, outs);
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void JaxprWriterT<V>::print_equation(Equation const& eq) {
+  std::vector<std::string> in;
+  for (auto const& v : eq.inputs) in.push_back(name(*v));
+  eq.primitive->print(*this, in, eq.outputs);
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void JaxprWriterT<V>::print_fusion(std::vector<Equation> const& eqs, Fusion const& fusion) {
+  equations_.emplace_back();
+  for (auto s = fusion.first; s < fusion.end; ++s) print_equation(eqs[s]);
+  auto eqns = std::move(equations_.back());
+  equations_.pop_back();
+  std::string invars, lhs, args;
+  std::vector<std::string> outs;
+  for (auto const& v : fusion.inputs) {
+    invars.append(invars.empty() ? "" : " ").append(binder(*v));
+    args.append(" ").append(name(*v));
+  }
+  for (auto const& v : fusion.outputs) {
+    lhs.append(lhs.empty() ? "" : " ").append(binder(*v));
+    outs.push_back(name(*v));
+  }
+  emit(lhs.append(" = fusion[jaxpr=").append(lambda("", invars, eqns, outs)).append("]").append(args));
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::lambda(std::string const& consts, std::string const& invars,
+                                                         std::vector<std::string> const& eqns,
+                                                         std::vector<std::string> const& out_names) {
+  std::string outs = "(";
+  for (std::size_t i = 0; i < out_names.size(); ++i) outs.append(i ? ", " : "").append(out_names[i]);
+  outs += out_names.size() == 1 ? ",)" : ")";
+  std::string one_line = "{ lambda " + consts + "; " + invars + ". let ";
+  for (std::size_t i = 0; i < eqns.size(); ++i) one_line += (i ? "; " : "") + eqns[i];
+  one_line += (eqns.empty() ? "" : " ") + std::string("in ") + outs + " }";
+  bool const multiline_eqn = std::any_of(eqns.begin(), eqns.end(), [](auto const& e) { return e.find('\n') != std::string::npos; });
+  if (one_line.size() <= 80 && !multiline_eqn) return one_line;
+  std::string text = "{ lambda " + consts + "; " + invars + ". let";
+  for (auto const& e : eqns) text += "\n    " + indent(e, 4);
+  return text + "\n  in " + outs + " }";
+}
 JAXCC_RUNTIME_INSTANCE(class JaxprWriterT<void>)
 
 inline void PrimitiveBase::print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const {

@@ -111,160 +111,14 @@ class FusedRunT {
   /// in it has been read for the last time). `donor[k]`: an input (donated,
   /// of output k's dtype and shape, read by no member after the one that
   /// writes output k) whose buffer output k may take, or -1.
-  JAXCC_RUNTIME_COMPILED
   FusedRunT(Shape shape, std::vector<Member> const& members, std::vector<Input> inputs, std::size_t scratch_slots,
-           std::vector<DType> outputs, std::vector<std::int32_t> donor, std::optional<Fold> fold = std::nullopt)
-      : shape_(std::move(shape)),
-        inputs_(std::move(inputs)),
-        scratch_slots_(scratch_slots),
-        outputs_(std::move(outputs)),
-        donor_(std::move(donor)) {
-    for (auto const& m : members) {
-      first_operand_.push_back(static_cast<std::uint32_t>(operands_.size()));
-      for (auto const& r : m.operands) operands_.push_back(value_of(r));
-      primitives_.push_back(m.primitive);
-      results_.push_back(value_of(m.result));
-    }
-    first_operand_.push_back(static_cast<std::uint32_t>(operands_.size()));
-    if (fold) {
-      fold_ = fold->reduction;
-      fold_dtype_ = fold->dtype;
-      fold_shape_ = std::move(fold->shape);
-      fold_operand_ = value_of(fold->operand);
-      fold_segment_ = fold_->row_fold(shape_)->segment();
-    }
-  }
+           std::vector<DType> outputs, std::vector<std::int32_t> donor, std::optional<Fold> fold = std::nullopt);
 
   /// Appends the run's outputs to `out`. `into[k]`, where given and not
   /// null: a dense array of output k's dtype and shape to write it into
   /// (a device's part of a sharded result) instead of a fresh one.
-  JAXCC_RUNTIME_COMPILED
   void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
-           std::span<AnyArray const* const> into = {}) const {
-    SmallVector<void*, 8> out_data;
-    for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      if (k < into.size() && into[k]) {
-        out.push_back(*into[k]);
-        out_data.push_back(const_cast<void*>(data_of(*into[k])));
-        continue;
-      }
-      if (donor_[k] >= 0 && reusable(inputs, static_cast<std::size_t>(donor_[k]))) {
-        auto const& in = inputs[static_cast<std::size_t>(donor_[k])];
-        out.push_back(in);
-        out_data.push_back(const_cast<void*>(data_of(in)));
-        continue;
-      }
-      auto [array, data] = allocate_any(outputs_[k], shape_);
-      out.push_back(std::move(array));
-      out_data.push_back(data);
-    }
-    // Each input is read as one value (one element, or every stride 0: a
-    // broadcast scalar) or as a dense row, whole or periodically; a strided
-    // view is copied dense.
-    std::vector<AnyArray> dense;
-    SmallVector<void const*, 16> in_data;
-    SmallVector<std::uint8_t, 16> in_dense;
-    for (auto const& in : inputs) {
-      bool const scalar = in.size() == 1 || broadcast_scalar(in);
-      if (!scalar && !contiguous(in))
-        dense.push_back(in.visit([](auto const& x) { return AnyArray(contiguous(x)); }));
-      in_data.push_back(data_of(scalar || contiguous(in) ? in : dense.back()));
-      in_dense.push_back(!scalar || shape_.numel() == 1);
-    }
-    // Each value's row at element 0 and its step (elements, for the kernels;
-    // 0: one value), and the values that move in memory from tile to tile
-    // (inputs read as rows, outputs), with their bytes per element. Scratch
-    // values are per thread: set in each chunk.
-    auto const n_in = inputs_.size(), n_out = outputs_.size(), n_values = n_in + n_out + scratch_slots_;
-    SmallVector<void const*, 32> base(n_values, nullptr);
-    SmallVector<std::int64_t, 32> steps(n_values, 1);
-    SmallVector<Moving, 16> moving;
-    SmallVector<Periodic, 8> periodic;
-    for (std::size_t i = 0; i < n_in; ++i) {
-      base[i] = in_data[i];
-      auto const bytes = static_cast<std::int64_t>(item_size(inputs_[i].dtype));
-      auto const& read = inputs_[i].read;
-      if (!in_dense[i]) steps[i] = 0;
-      else if (read.form == RunInput::Form::whole) moving.push_back({static_cast<std::uint32_t>(i), bytes});
-      else if (read.form != RunInput::Form::one) {
-        bool const repeat = read.form == RunInput::Form::repeat;
-        steps[i] = repeat ? 1 : 0;
-        periodic.push_back({static_cast<std::uint32_t>(i), bytes, read.unit, repeat});
-      }
-    }
-    // Inputs read from memory are fetched ahead (RowPrefetch); large outputs
-    // are written through a scratch slot with streaming stores.
-    auto const read_rows = moving.size();
-    SmallVector<std::uint32_t, 8> streamed;
-    for (std::size_t k = 0; k < n_out; ++k) {
-      base[n_in + k] = out_data[k];
-      auto const bytes = static_cast<std::int64_t>(item_size(outputs_[k]));
-      if (bytes * shape_.numel() >= streaming_bytes) streamed.push_back(static_cast<std::uint32_t>(k));
-      else moving.push_back({static_cast<std::uint32_t>(n_in + k), bytes});
-    }
-    auto const n = shape_.numel();
-    // A fold over every axis: its partial results, one per chunk. Over the
-    // last axes (several results): each chunk starts a segment, and each
-    // result is written as its segment ends.
-    std::mutex folds_mutex;
-    ScratchVector<Partial> folds;
-    bool const per_segment = fold_ && !fold_shape_.empty();  // (1, n) summed over axis 1 too: a (1,) result
-    void* segment_results = nullptr;
-    if (per_segment) {
-      auto [array, data] = allocate_any(fold_dtype_, fold_shape_);
-      segment_results = data;
-      out.push_back(std::move(array));
-    }
-    parallel_chunks(n, per_segment ? chunk_alignment(n) : tile, [&](std::int64_t lo, std::int64_t hi) {
-      auto fold = fold_ ? fold_->row_fold(shape_) : nullptr;
-      // 8-byte elements fit every dtype. A Buffer starts on a cache line, as
-      // arrays do, so the slots do too (a vector load or store across two
-      // lines costs two).
-      thread_local std::unique_ptr<Buffer> scratch;
-      // Slots: the scratch values', then one per streamed output.
-      auto const n_slots = scratch_slots_ + streamed.size();
-      auto const needed = sizeof(double) * static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(n_slots));
-      if (!scratch || scratch->bytes() < needed) scratch = std::make_unique<Buffer>(needed);
-      auto* const slots = static_cast<double*>(scratch->data()) + scratch_offset;
-      auto ptrs = base;
-      for (std::size_t k = 0; k < scratch_slots_; ++k) ptrs[n_in + n_out + k] = slots + static_cast<std::int64_t>(k) * slot_stride;
-      for (std::size_t k = 0; k < streamed.size(); ++k)
-        ptrs[n_in + streamed[k]] = slots + static_cast<std::int64_t>(scratch_slots_ + k) * slot_stride;
-      std::span<void const* const> const values(ptrs.data(), ptrs.size());
-      std::span<std::int64_t const> const value_steps(steps.data(), steps.size());
-      RowPrefetch prefetch(std::span<Moving const>(moving.data(), read_rows), std::span<void const* const>(base.data(), base.size()),
-                           primitives_.size());
-      for (std::int64_t start = lo, count = 0; start < hi; start += count) {
-        count = std::min<std::int64_t>(tile, hi - start);
-        for (auto const& p : periodic) count = std::min(count, (start / p.unit + 1) * p.unit - start);  // to the period's end
-        for (auto const& m : moving) ptrs[m.value] = static_cast<char const*>(base[m.value]) + m.bytes * start;
-        for (auto const& p : periodic)
-          ptrs[p.value] = static_cast<char const*>(base[p.value]) + p.bytes * (p.repeat ? start % p.unit : start / p.unit);
-        prefetch.start(start + prefetch_tiles * tile, std::min(start + (prefetch_tiles + 1) * tile, hi));
-        for (std::size_t k = 0; k < primitives_.size(); ++k) {
-          prefetch.issue();
-          std::span<std::uint32_t const> const operands(operands_.data() + first_operand_[k], first_operand_[k + 1] - first_operand_[k]);
-          primitives_[k]->run_row(values, value_steps, operands, const_cast<void*>(ptrs[results_[k]]), count);
-        }
-        for (auto const k : streamed) {
-          auto const bytes = static_cast<std::int64_t>(item_size(outputs_[k]));
-          stream_copy(static_cast<char*>(out_data[k]) + bytes * start, ptrs[n_in + k], static_cast<std::size_t>(bytes * count));
-        }
-        if (per_segment) fold_segments(*fold, ptrs[fold_operand_], start, count, segment_results);
-        else if (fold) fold->fold(ptrs[fold_operand_], count);
-      }
-      if (!streamed.empty()) stream_fence();
-      if (fold && !per_segment) {
-        // Read here, so that the fold's block goes back to the cache of the
-        // thread that took it (and that thread takes it again next call).
-        Partial partial{lo, {}};
-        fold->result(partial.value);
-        std::lock_guard lock(folds_mutex);
-        folds->push_back(partial);
-      }
-    });
-    if (fold_ && !per_segment) fold_into(*folds, out);
-  }
+           std::span<AnyArray const* const> into = {}) const;
 
  private:
   /// Where chunks may start when each segment must lie in one: on a
@@ -301,17 +155,7 @@ class FusedRunT {
   /// The reduction of the chunks' partial results, appended to `out`, in
   /// element order (so a float sum comes out the same on every call with as
   /// many threads).
-  JAXCC_RUNTIME_COMPILED
-  void fold_into(std::vector<Partial>& folds, std::vector<AnyArray>& out) const {
-    std::sort(folds.begin(), folds.end(), [](Partial const& a, Partial const& b) { return a.first < b.first; });
-    Shape shape(shape_.size(), 1);  // (chunks, 1, ..., 1): reduced over every axis as the operand was
-    if (!shape.empty()) shape[0] = static_cast<std::int64_t>(folds.size());
-    auto [partials, data] = allocate_any(fold_dtype_, shape);
-    auto const bytes = item_size(fold_dtype_);
-    for (std::size_t i = 0; i < folds.size(); ++i) std::memcpy(static_cast<char*>(data) + i * bytes, folds[i].value, bytes);
-    AnyArray const operand[] = {partials};
-    fold_->evaluate_into(operand, out);
-  }
+  void fold_into(std::vector<Partial>& folds, std::vector<AnyArray>& out) const;
 
   static constexpr std::int64_t tile = 512;
   // The hardware prefetcher follows a steady stream of reads; a run reads
@@ -334,17 +178,7 @@ class FusedRunT {
 
   /// A donated input's buffer can hold an output if it is dense and no
   /// other input reads it (the same array passed twice, or a view of it).
-  JAXCC_RUNTIME_COMPILED
-  static bool reusable(std::span<AnyArray const> inputs, std::size_t donor) {
-    auto const buffer_of = [](AnyArray const& a) {
-      return a.visit([](auto const& x) { return ArrayAccess::impl(x).buffer.get(); });
-    };
-    auto const& in = inputs[donor];
-    if (!contiguous(in) || broadcast_scalar(in)) return false;
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (i != donor && buffer_of(inputs[i]) == buffer_of(in)) return false;
-    return true;
-  }
+  static bool reusable(std::span<AnyArray const> inputs, std::size_t donor);
 
   /// A value whose row moves from tile to tile, by its bytes per element.
   struct Moving {
@@ -430,6 +264,182 @@ class FusedRunT {
   Shape fold_shape_;
   std::int64_t fold_segment_ = 0;  // elements per result
 };
+template <class V>
+JAXCC_RUNTIME_INLINE FusedRunT<V>::FusedRunT(Shape shape, std::vector<Member> const& members, std::vector<Input> inputs,
+                                             std::size_t scratch_slots, std::vector<DType> outputs,
+                                             std::vector<std::int32_t> donor, std::optional<Fold> fold)
+    : shape_(std::move(shape)),
+      inputs_(std::move(inputs)),
+      scratch_slots_(scratch_slots),
+      outputs_(std::move(outputs)),
+      donor_(std::move(donor)) {
+  for (auto const& m : members) {
+    first_operand_.push_back(static_cast<std::uint32_t>(operands_.size()));
+    for (auto const& r : m.operands) operands_.push_back(value_of(r));
+    primitives_.push_back(m.primitive);
+    results_.push_back(value_of(m.result));
+  }
+  first_operand_.push_back(static_cast<std::uint32_t>(operands_.size()));
+  if (fold) {
+    fold_ = fold->reduction;
+    fold_dtype_ = fold->dtype;
+    fold_shape_ = std::move(fold->shape);
+    fold_operand_ = value_of(fold->operand);
+    fold_segment_ = fold_->row_fold(shape_)->segment();
+  }
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
+                                            std::span<AnyArray const* const> into) const {
+  SmallVector<void*, 8> out_data;
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    if (k < into.size() && into[k]) {
+      out.push_back(*into[k]);
+      out_data.push_back(const_cast<void*>(data_of(*into[k])));
+      continue;
+    }
+    if (donor_[k] >= 0 && reusable(inputs, static_cast<std::size_t>(donor_[k]))) {
+      auto const& in = inputs[static_cast<std::size_t>(donor_[k])];
+      out.push_back(in);
+      out_data.push_back(const_cast<void*>(data_of(in)));
+      continue;
+    }
+    auto [array, data] = allocate_any(outputs_[k], shape_);
+    out.push_back(std::move(array));
+    out_data.push_back(data);
+  }
+  // Each input is read as one value (one element, or every stride 0: a
+  // broadcast scalar) or as a dense row, whole or periodically; a strided
+  // view is copied dense.
+  std::vector<AnyArray> dense;
+  SmallVector<void const*, 16> in_data;
+  SmallVector<std::uint8_t, 16> in_dense;
+  for (auto const& in : inputs) {
+    bool const scalar = in.size() == 1 || broadcast_scalar(in);
+    if (!scalar && !contiguous(in))
+      dense.push_back(in.visit([](auto const& x) { return AnyArray(contiguous(x)); }));
+    in_data.push_back(data_of(scalar || contiguous(in) ? in : dense.back()));
+    in_dense.push_back(!scalar || shape_.numel() == 1);
+  }
+  // Each value's row at element 0 and its step (elements, for the kernels;
+  // 0: one value), and the values that move in memory from tile to tile
+  // (inputs read as rows, outputs), with their bytes per element. Scratch
+  // values are per thread: set in each chunk.
+  auto const n_in = inputs_.size(), n_out = outputs_.size(), n_values = n_in + n_out + scratch_slots_;
+  SmallVector<void const*, 32> base(n_values, nullptr);
+  SmallVector<std::int64_t, 32> steps(n_values, 1);
+  SmallVector<Moving, 16> moving;
+  SmallVector<Periodic, 8> periodic;
+  for (std::size_t i = 0; i < n_in; ++i) {
+    base[i] = in_data[i];
+    auto const bytes = static_cast<std::int64_t>(item_size(inputs_[i].dtype));
+    auto const& read = inputs_[i].read;
+    if (!in_dense[i]) steps[i] = 0;
+    else if (read.form == RunInput::Form::whole) moving.push_back({static_cast<std::uint32_t>(i), bytes});
+    else if (read.form != RunInput::Form::one) {
+      bool const repeat = read.form == RunInput::Form::repeat;
+      steps[i] = repeat ? 1 : 0;
+      periodic.push_back({static_cast<std::uint32_t>(i), bytes, read.unit, repeat});
+    }
+  }
+  // Inputs read from memory are fetched ahead (RowPrefetch); large outputs
+  // are written through a scratch slot with streaming stores.
+  auto const read_rows = moving.size();
+  SmallVector<std::uint32_t, 8> streamed;
+  for (std::size_t k = 0; k < n_out; ++k) {
+    base[n_in + k] = out_data[k];
+    auto const bytes = static_cast<std::int64_t>(item_size(outputs_[k]));
+    if (bytes * shape_.numel() >= streaming_bytes) streamed.push_back(static_cast<std::uint32_t>(k));
+    else moving.push_back({static_cast<std::uint32_t>(n_in + k), bytes});
+  }
+  auto const n = shape_.numel();
+  // A fold over every axis: its partial results, one per chunk. Over the
+  // last axes (several results): each chunk starts a segment, and each
+  // result is written as its segment ends.
+  std::mutex folds_mutex;
+  ScratchVector<Partial> folds;
+  bool const per_segment = fold_ && !fold_shape_.empty();  // (1, n) summed over axis 1 too: a (1,) result
+  void* segment_results = nullptr;
+  if (per_segment) {
+    auto [array, data] = allocate_any(fold_dtype_, fold_shape_);
+    segment_results = data;
+    out.push_back(std::move(array));
+  }
+  parallel_chunks(n, per_segment ? chunk_alignment(n) : tile, [&](std::int64_t lo, std::int64_t hi) {
+    auto fold = fold_ ? fold_->row_fold(shape_) : nullptr;
+    // 8-byte elements fit every dtype. A Buffer starts on a cache line, as
+    // arrays do, so the slots do too (a vector load or store across two
+    // lines costs two).
+    thread_local std::unique_ptr<Buffer> scratch;
+    // Slots: the scratch values', then one per streamed output.
+    auto const n_slots = scratch_slots_ + streamed.size();
+    auto const needed = sizeof(double) * static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(n_slots));
+    if (!scratch || scratch->bytes() < needed) scratch = std::make_unique<Buffer>(needed);
+    auto* const slots = static_cast<double*>(scratch->data()) + scratch_offset;
+    auto ptrs = base;
+    for (std::size_t k = 0; k < scratch_slots_; ++k) ptrs[n_in + n_out + k] = slots + static_cast<std::int64_t>(k) * slot_stride;
+    for (std::size_t k = 0; k < streamed.size(); ++k)
+      ptrs[n_in + streamed[k]] = slots + static_cast<std::int64_t>(scratch_slots_ + k) * slot_stride;
+    std::span<void const* const> const values(ptrs.data(), ptrs.size());
+    std::span<std::int64_t const> const value_steps(steps.data(), steps.size());
+    RowPrefetch prefetch(std::span<Moving const>(moving.data(), read_rows), std::span<void const* const>(base.data(), base.size()),
+                         primitives_.size());
+    for (std::int64_t start = lo, count = 0; start < hi; start += count) {
+      count = std::min<std::int64_t>(tile, hi - start);
+      for (auto const& p : periodic) count = std::min(count, (start / p.unit + 1) * p.unit - start);  // to the period's end
+      for (auto const& m : moving) ptrs[m.value] = static_cast<char const*>(base[m.value]) + m.bytes * start;
+      for (auto const& p : periodic)
+        ptrs[p.value] = static_cast<char const*>(base[p.value]) + p.bytes * (p.repeat ? start % p.unit : start / p.unit);
+      prefetch.start(start + prefetch_tiles * tile, std::min(start + (prefetch_tiles + 1) * tile, hi));
+      for (std::size_t k = 0; k < primitives_.size(); ++k) {
+        prefetch.issue();
+        std::span<std::uint32_t const> const operands(operands_.data() + first_operand_[k], first_operand_[k + 1] - first_operand_[k]);
+        primitives_[k]->run_row(values, value_steps, operands, const_cast<void*>(ptrs[results_[k]]), count);
+      }
+      for (auto const k : streamed) {
+        auto const bytes = static_cast<std::int64_t>(item_size(outputs_[k]));
+        stream_copy(static_cast<char*>(out_data[k]) + bytes * start, ptrs[n_in + k], static_cast<std::size_t>(bytes * count));
+      }
+      if (per_segment) fold_segments(*fold, ptrs[fold_operand_], start, count, segment_results);
+      else if (fold) fold->fold(ptrs[fold_operand_], count);
+    }
+    if (!streamed.empty()) stream_fence();
+    if (fold && !per_segment) {
+      // Read here, so that the fold's block goes back to the cache of the
+      // thread that took it (and that thread takes it again next call).
+      Partial partial{lo, {}};
+      fold->result(partial.value);
+      std::lock_guard lock(folds_mutex);
+      folds->push_back(partial);
+    }
+  });
+  if (fold_ && !per_segment) fold_into(*folds, out);
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void FusedRunT<V>::fold_into(std::vector<Partial>& folds, std::vector<AnyArray>& out) const {
+  std::sort(folds.begin(), folds.end(), [](Partial const& a, Partial const& b) { return a.first < b.first; });
+  Shape shape(shape_.size(), 1);  // (chunks, 1, ..., 1): reduced over every axis as the operand was
+  if (!shape.empty()) shape[0] = static_cast<std::int64_t>(folds.size());
+  auto [partials, data] = allocate_any(fold_dtype_, shape);
+  auto const bytes = item_size(fold_dtype_);
+  for (std::size_t i = 0; i < folds.size(); ++i) std::memcpy(static_cast<char*>(data) + i * bytes, folds[i].value, bytes);
+  AnyArray const operand[] = {partials};
+  fold_->evaluate_into(operand, out);
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE bool FusedRunT<V>::reusable(std::span<AnyArray const> inputs, std::size_t donor) {
+  auto const buffer_of = [](AnyArray const& a) {
+    return a.visit([](auto const& x) { return ArrayAccess::impl(x).buffer.get(); });
+  };
+  auto const& in = inputs[donor];
+  if (!contiguous(in) || broadcast_scalar(in)) return false;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (i != donor && buffer_of(inputs[i]) == buffer_of(in)) return false;
+  return true;
+}
 JAXCC_RUNTIME_INSTANCE(class FusedRunT<void>)
 using FusedRun = FusedRunT<>;
 
@@ -447,51 +457,7 @@ class PlanT {
 
   /// `donated[i]`: program input i's buffer may be taken for an output
   /// (jit's donate_argnums); empty: none.
-  JAXCC_RUNTIME_COMPILED
-  explicit PlanT(Program program, std::vector<std::uint8_t> donated = {}, Outputs outputs = Outputs::fresh)
-      : program_(std::move(program)), donated_(std::move(donated)) {
-    auto const& trace = *program_.trace;
-    auto const& eqs = trace.equations;
-    // Each value's last reader (an equation index), and whether it is one
-    // of the program's outputs (never released).
-    std::vector<std::size_t> last_use(trace.var_count(), 0);
-    std::vector<std::uint8_t> is_output(trace.var_count(), 0);
-    for (std::size_t s = 0; s < eqs.size(); ++s)
-      for (auto const& v : eqs[s].inputs) last_use[v->id] = s;
-    for (auto const& o : program_.outputs)
-      if (auto const& var = var_of(o); var && var->trace_id == trace.id()) is_output[var->id] = 1;
-
-    bool const any_donated = std::ranges::any_of(donated_, [](std::uint8_t d) { return d != 0; });
-    for (std::size_t s = 0; s < eqs.size();) {
-      auto const end = run_end(s);
-      bool const fold = end > s && folds_into(s, end);
-      // A lone elementwise equation runs as itself, unless it may write
-      // into a donated input or a given output, or feed a reduction (only
-      // a run can).
-      bool const into_given = outputs == Outputs::into_given && end > s && is_output[eqs[s].outputs[0]->id];
-      if (end - s >= 2 || (end > s && (any_donated || fold || into_given))) add_fused_run(s, end, fold, last_use, is_output);
-      else add_step(eqs[s].primitive.get(), nullptr, eqs[s].inputs, eqs[s].outputs, s);
-      s = std::max(end + (fold ? 1 : 0), s + 1);
-    }
-    // Each step's results that are program outputs (a value output twice:
-    // the first time).
-    for (auto& step : steps_)
-      for (auto id : step.results) {
-        std::int32_t o = -1;
-        for (std::size_t k = 0; k < program_.outputs.size() && o < 0; ++k)
-          if (auto const& var = var_of(program_.outputs[k]); var && var->trace_id == trace.id() && var->id == id)
-            o = static_cast<std::int32_t>(k);
-        step.program_output.push_back(o);
-      }
-    // Release each value after the step that reads it last.
-    auto const never = std::numeric_limits<std::size_t>::max();
-    for (auto& step : steps_)
-      for (auto id : step.operands)
-        if (last_use[id] <= step.last_equation && !is_output[id]) {
-          last_use[id] = never;  // released once, even if read twice here
-          step.release.push_back(id);
-        }
-  }
+  explicit PlanT(Program program, std::vector<std::uint8_t> donated = {}, Outputs outputs = Outputs::fresh);
 
   Program const& program() const noexcept { return program_; }
   /// The number of steps: equations, with each fused run counted once.
@@ -511,35 +477,8 @@ class PlanT {
   /// `into[o]`, where given and not null: a dense array of output o's
   /// dtype and shape that the step computing it writes into, where that
   /// step is a fused run (else the output is copied there by the caller).
-  JAXCC_RUNTIME_COMPILED
   void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
-           std::span<AnyArray const* const> into = {}) const {
-    auto const& trace = *program_.trace;
-    detail::ScratchVector<std::optional<AnyArray>> slot;
-    slot->resize(trace.var_count());
-    for (std::size_t i = 0; i < inputs.size(); ++i) (*slot)[trace.inputs[i]->id] = inputs[i];
-    for (auto const& c : trace.captures) (*slot)[c.var->id] = c.value;
-    detail::ScratchVector<AnyArray> operands, results;
-    for (auto const& step : steps_) {
-      for (auto id : step.operands) operands->push_back(*(*slot)[id]);
-      if (step.run) {
-        detail::SmallVector<AnyArray const*, 8> targets;
-        if (!into.empty())
-          for (auto const o : step.program_output) targets.push_back(o >= 0 ? into[static_cast<std::size_t>(o)] : nullptr);
-        step.run->run(*operands, *results, std::span<AnyArray const* const>(targets.data(), targets.size()));
-      } else {
-        step.primitive->evaluate_into(*operands, *results);
-      }
-      for (std::size_t k = 0; k < results->size(); ++k) (*slot)[step.results[k]] = std::move((*results)[k]);
-      operands->clear();
-      results->clear();
-      for (auto id : step.release) (*slot)[id].reset();
-    }
-    for (auto const& o : program_.outputs) {
-      auto const& var = var_of(o);
-      out.push_back(var && var->trace_id == trace.id() ? *(*slot)[var->id] : o);
-    }
-  }
+           std::span<AnyArray const* const> into = {}) const;
 
  private:
   struct Step {
@@ -580,105 +519,19 @@ class PlanT {
     return of_run && eqs[end].primitive->row_fold(operand.shape) != nullptr;
   }
 
-  JAXCC_RUNTIME_COMPILED
   void add_step(PrimitiveBase const* primitive, std::shared_ptr<detail::FusedRun const> run,
-                std::span<VarPtr const> inputs, std::span<VarPtr const> outputs, std::size_t last) {
-    Step step{primitive, std::move(run), {}, {}, {}, last};
-    for (auto const& v : inputs) step.operands.push_back(v->id);
-    for (auto const& v : outputs) step.results.push_back(v->id);
-    steps_.push_back(std::move(step));
-  }
+                std::span<VarPtr const> inputs, std::span<VarPtr const> outputs, std::size_t last);
 
   /// The run input whose buffer the output `out`, written by equation `s`,
   /// may take: a donated program input of its dtype and shape that nothing
   /// reads after `s` and no other output took; -1 if none.
-  JAXCC_RUNTIME_COMPILED
   std::int32_t donor_for(Var const& out, std::size_t s, std::vector<VarPtr> const& inputs,
                          std::vector<std::size_t> const& last_use, std::vector<std::uint8_t> const& is_output,
-                         std::size_t end, std::vector<std::int32_t> const& taken) const {
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-      auto const& v = *inputs[k];
-      bool const fits = v.dtype == out.dtype && v.shape == out.shape && donated(v) && !is_output[v.id] &&
-                        last_use[v.id] <= s && last_use[v.id] < end;
-      if (fits && std::find(taken.begin(), taken.end(), static_cast<std::int32_t>(k)) == taken.end())
-        return static_cast<std::int32_t>(k);
-    }
-    return -1;
-  }
+                         std::size_t end, std::vector<std::int32_t> const& taken) const;
 
   /// The run [first, end) as one step; `fold`: and the reduction after it.
-  JAXCC_RUNTIME_COMPILED
   void add_fused_run(std::size_t first, std::size_t end, bool fold, std::vector<std::size_t> const& last_use,
-                     std::vector<std::uint8_t> const& is_output) {
-    using Run = detail::FusedRun;
-    auto const& eqs = program_.trace->equations;
-    auto const last = fold ? end + 1 : end;  // one past the step's last equation
-    std::vector<Run::Ref> where(program_.trace->var_count(), Run::Ref{Run::Place::input, ~std::uint32_t{0}});
-    std::vector<VarPtr> inputs, outputs;
-    std::vector<DType> output_dtypes;
-    std::vector<Run::Member> members;
-    std::vector<std::uint32_t> free_slots;
-    std::vector<std::int32_t> donor;
-    std::vector<std::uint8_t> released(program_.trace->var_count(), 0);
-    std::uint32_t slots = 0;
-    for (std::size_t s = first; s < end; ++s) {
-      auto const& eq = eqs[s];
-      Run::Member m{eq.primitive.get(), {}, {}};
-      for (auto const& v : eq.inputs) {
-        auto& ref = where[v->id];
-        if (ref.place == Run::Place::input && ref.index == ~std::uint32_t{0}) {
-          ref.index = static_cast<std::uint32_t>(inputs.size());
-          inputs.push_back(v);
-        }
-        m.operands.push_back(ref);
-      }
-      // A scratch value read here for the last time frees its slot. This
-      // member's result may take it if its elements are no wider: it reads
-      // each index before it writes it, but a wider result (bfloat16 to
-      // float32) would overwrite elements not yet read.
-      auto const& out = eq.outputs[0];
-      std::optional<std::uint32_t> in_place;
-      std::vector<std::uint32_t> freed_here;
-      for (auto const& v : eq.inputs)
-        if (where[v->id].place == Run::Place::scratch && last_use[v->id] == s && !released[v->id]) {
-          released[v->id] = 1;  // once, even if read twice here
-          if (!in_place && item_size(v->dtype) >= item_size(out->dtype)) in_place = where[v->id].index;
-          else freed_here.push_back(where[v->id].index);
-        }
-      bool const read_later = is_output[out->id] || last_use[out->id] >= last;
-      if (read_later) {
-        m.result = {Run::Place::output, static_cast<std::uint32_t>(outputs.size())};
-        outputs.push_back(out);
-        output_dtypes.push_back(out->dtype);
-        donor.push_back(donor_for(*out, s, inputs, last_use, is_output, last, donor));
-        if (in_place) free_slots.push_back(*in_place);
-      } else if (in_place) {
-        m.result = {Run::Place::scratch, *in_place};
-      } else if (!free_slots.empty()) {
-        m.result = {Run::Place::scratch, free_slots.back()};
-        free_slots.pop_back();
-      } else {
-        m.result = {Run::Place::scratch, slots++};
-      }
-      free_slots.insert(free_slots.end(), freed_here.begin(), freed_here.end());
-      where[out->id] = m.result;
-      members.push_back(std::move(m));
-    }
-    std::optional<Run::Fold> folded;
-    if (fold) {
-      auto const& reduction = eqs[end];
-      folded = Run::Fold{reduction.primitive.get(), where[reduction.inputs[0]->id], reduction.outputs[0]->dtype,
-                         reduction.outputs[0]->shape};
-      outputs.push_back(reduction.outputs[0]);
-    }
-    auto const& shape = eqs[first].outputs[0]->shape;
-    std::vector<Run::Input> run_inputs;
-    for (auto const& v : inputs) run_inputs.push_back({v->dtype, *detail::run_input(v->shape, shape)});
-    auto run = std::make_shared<Run const>(shape, members, std::move(run_inputs), slots,
-                                           std::move(output_dtypes), std::move(donor), std::move(folded));
-    add_step(nullptr, std::move(run), inputs, outputs, last - 1);
-    if (last - first >= 2) fusions_.push_back({first, last, std::move(inputs), std::move(outputs)});
-  }
+                     std::vector<std::uint8_t> const& is_output);
 
   /// The program input `v` is, if it is a donated one.
   bool donated(Var const& v) const {
@@ -693,6 +546,181 @@ class PlanT {
   std::vector<Step> steps_;
   std::vector<Fusion> fusions_;
 };
+template <class V>
+JAXCC_RUNTIME_INLINE PlanT<V>::PlanT(Program program, std::vector<std::uint8_t> donated, Outputs outputs)
+    : program_(std::move(program)), donated_(std::move(donated)) {
+  auto const& trace = *program_.trace;
+  auto const& eqs = trace.equations;
+  // Each value's last reader (an equation index), and whether it is one
+  // of the program's outputs (never released).
+  std::vector<std::size_t> last_use(trace.var_count(), 0);
+  std::vector<std::uint8_t> is_output(trace.var_count(), 0);
+  for (std::size_t s = 0; s < eqs.size(); ++s)
+    for (auto const& v : eqs[s].inputs) last_use[v->id] = s;
+  for (auto const& o : program_.outputs)
+    if (auto const& var = var_of(o); var && var->trace_id == trace.id()) is_output[var->id] = 1;
+
+  bool const any_donated = std::ranges::any_of(donated_, [](std::uint8_t d) { return d != 0; });
+  for (std::size_t s = 0; s < eqs.size();) {
+    auto const end = run_end(s);
+    bool const fold = end > s && folds_into(s, end);
+    // A lone elementwise equation runs as itself, unless it may write
+    // into a donated input or a given output, or feed a reduction (only
+    // a run can).
+    bool const into_given = outputs == Outputs::into_given && end > s && is_output[eqs[s].outputs[0]->id];
+    if (end - s >= 2 || (end > s && (any_donated || fold || into_given))) add_fused_run(s, end, fold, last_use, is_output);
+    else add_step(eqs[s].primitive.get(), nullptr, eqs[s].inputs, eqs[s].outputs, s);
+    s = std::max(end + (fold ? 1 : 0), s + 1);
+  }
+  // Each step's results that are program outputs (a value output twice:
+  // the first time).
+  for (auto& step : steps_)
+    for (auto id : step.results) {
+      std::int32_t o = -1;
+      for (std::size_t k = 0; k < program_.outputs.size() && o < 0; ++k)
+        if (auto const& var = var_of(program_.outputs[k]); var && var->trace_id == trace.id() && var->id == id)
+          o = static_cast<std::int32_t>(k);
+      step.program_output.push_back(o);
+    }
+  // Release each value after the step that reads it last.
+  auto const never = std::numeric_limits<std::size_t>::max();
+  for (auto& step : steps_)
+    for (auto id : step.operands)
+      if (last_use[id] <= step.last_equation && !is_output[id]) {
+        last_use[id] = never;  // released once, even if read twice here
+        step.release.push_back(id);
+      }
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void PlanT<V>::run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
+                                        std::span<AnyArray const* const> into) const {
+  auto const& trace = *program_.trace;
+  detail::ScratchVector<std::optional<AnyArray>> slot;
+  slot->resize(trace.var_count());
+  for (std::size_t i = 0; i < inputs.size(); ++i) (*slot)[trace.inputs[i]->id] = inputs[i];
+  for (auto const& c : trace.captures) (*slot)[c.var->id] = c.value;
+  detail::ScratchVector<AnyArray> operands, results;
+  for (auto const& step : steps_) {
+    for (auto id : step.operands) operands->push_back(*(*slot)[id]);
+    if (step.run) {
+      detail::SmallVector<AnyArray const*, 8> targets;
+      if (!into.empty())
+        for (auto const o : step.program_output) targets.push_back(o >= 0 ? into[static_cast<std::size_t>(o)] : nullptr);
+      step.run->run(*operands, *results, std::span<AnyArray const* const>(targets.data(), targets.size()));
+    } else {
+      step.primitive->evaluate_into(*operands, *results);
+    }
+    for (std::size_t k = 0; k < results->size(); ++k) (*slot)[step.results[k]] = std::move((*results)[k]);
+    operands->clear();
+    results->clear();
+    for (auto id : step.release) (*slot)[id].reset();
+  }
+  for (auto const& o : program_.outputs) {
+    auto const& var = var_of(o);
+    out.push_back(var && var->trace_id == trace.id() ? *(*slot)[var->id] : o);
+  }
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void PlanT<V>::add_step(PrimitiveBase const* primitive,
+                                             std::shared_ptr<detail::FusedRun const> run,
+                                             std::span<VarPtr const> inputs, std::span<VarPtr const> outputs,
+                                             std::size_t last) {
+  Step step{primitive, std::move(run), {}, {}, {}, last};
+  for (auto const& v : inputs) step.operands.push_back(v->id);
+  for (auto const& v : outputs) step.results.push_back(v->id);
+  steps_.push_back(std::move(step));
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE std::int32_t PlanT<V>::donor_for(Var const& out, std::size_t s, std::vector<VarPtr> const& inputs,
+                                                      std::vector<std::size_t> const& last_use,
+                                                      std::vector<std::uint8_t> const& is_output, std::size_t end,
+                                                      std::vector<std::int32_t> const& taken) const {
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    auto const& v = *inputs[k];
+    bool const fits = v.dtype == out.dtype && v.shape == out.shape && donated(v) && !is_output[v.id] &&
+                      last_use[v.id] <= s && last_use[v.id] < end;
+    if (fits && std::find(taken.begin(), taken.end(), static_cast<std::int32_t>(k)) == taken.end())
+      return static_cast<std::int32_t>(k);
+  }
+  return -1;
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void PlanT<V>::add_fused_run(std::size_t first, std::size_t end, bool fold,
+                                                  std::vector<std::size_t> const& last_use,
+                                                  std::vector<std::uint8_t> const& is_output) {
+  using Run = detail::FusedRun;
+  auto const& eqs = program_.trace->equations;
+  auto const last = fold ? end + 1 : end;  // one past the step's last equation
+  std::vector<Run::Ref> where(program_.trace->var_count(), Run::Ref{Run::Place::input, ~std::uint32_t{0}});
+  std::vector<VarPtr> inputs, outputs;
+  std::vector<DType> output_dtypes;
+  std::vector<Run::Member> members;
+  std::vector<std::uint32_t> free_slots;
+  std::vector<std::int32_t> donor;
+  std::vector<std::uint8_t> released(program_.trace->var_count(), 0);
+  std::uint32_t slots = 0;
+  for (std::size_t s = first; s < end; ++s) {
+    auto const& eq = eqs[s];
+    Run::Member m{eq.primitive.get(), {}, {}};
+    for (auto const& v : eq.inputs) {
+      auto& ref = where[v->id];
+      if (ref.place == Run::Place::input && ref.index == ~std::uint32_t{0}) {
+        ref.index = static_cast<std::uint32_t>(inputs.size());
+        inputs.push_back(v);
+      }
+      m.operands.push_back(ref);
+    }
+    // A scratch value read here for the last time frees its slot. This
+    // member's result may take it if its elements are no wider: it reads
+    // each index before it writes it, but a wider result (bfloat16 to
+    // float32) would overwrite elements not yet read.
+    auto const& out = eq.outputs[0];
+    std::optional<std::uint32_t> in_place;
+    std::vector<std::uint32_t> freed_here;
+    for (auto const& v : eq.inputs)
+      if (where[v->id].place == Run::Place::scratch && last_use[v->id] == s && !released[v->id]) {
+        released[v->id] = 1;  // once, even if read twice here
+        if (!in_place && item_size(v->dtype) >= item_size(out->dtype)) in_place = where[v->id].index;
+        else freed_here.push_back(where[v->id].index);
+      }
+    bool const read_later = is_output[out->id] || last_use[out->id] >= last;
+    if (read_later) {
+      m.result = {Run::Place::output, static_cast<std::uint32_t>(outputs.size())};
+      outputs.push_back(out);
+      output_dtypes.push_back(out->dtype);
+      donor.push_back(donor_for(*out, s, inputs, last_use, is_output, last, donor));
+      if (in_place) free_slots.push_back(*in_place);
+    } else if (in_place) {
+      m.result = {Run::Place::scratch, *in_place};
+    } else if (!free_slots.empty()) {
+      m.result = {Run::Place::scratch, free_slots.back()};
+      free_slots.pop_back();
+    } else {
+      m.result = {Run::Place::scratch, slots++};
+    }
+    free_slots.insert(free_slots.end(), freed_here.begin(), freed_here.end());
+    where[out->id] = m.result;
+    members.push_back(std::move(m));
+  }
+  std::optional<Run::Fold> folded;
+  if (fold) {
+    auto const& reduction = eqs[end];
+    folded = Run::Fold{reduction.primitive.get(), where[reduction.inputs[0]->id], reduction.outputs[0]->dtype,
+                       reduction.outputs[0]->shape};
+    outputs.push_back(reduction.outputs[0]);
+  }
+  auto const& shape = eqs[first].outputs[0]->shape;
+  std::vector<Run::Input> run_inputs;
+  for (auto const& v : inputs) run_inputs.push_back({v->dtype, *detail::run_input(v->shape, shape)});
+  auto run = std::make_shared<Run const>(shape, members, std::move(run_inputs), slots,
+                                         std::move(output_dtypes), std::move(donor), std::move(folded));
+  add_step(nullptr, std::move(run), inputs, outputs, last - 1);
+  if (last - first >= 2) fusions_.push_back({first, last, std::move(inputs), std::move(outputs)});
+}
 JAXCC_RUNTIME_INSTANCE(class PlanT<void>)
 using Plan = PlanT<>;
 

@@ -305,20 +305,10 @@ class PrimitiveOf final : public PrimitiveBase {
   /// for a dtype-generic primitive.
   using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
 
-  /// bind at these operand types (primitives/bind.hpp): the shape rule
-  /// first (bad input fails before any work is done, naming the shapes),
-  /// then a record in the innermost trace of the operands, or the
-  /// application partitioned over the mesh an operand is laid out on, or the
-  /// kernel. A member, so that a file linking the precompiled runtime calls
-  /// the library's for the operand types the library holds, and compiles
-  /// none of their kernels.
-  JAXCC_RUNTIME_COMPILED static out_type bind(Params const& params, Operands const&... operands) {
-    auto out_shape = P::shape_rule(params, operands...);
-    if (auto* trace = find_trace(operands...)) return record<P>(*trace, params, std::move(out_shape), operands...);
-    if (any_sharded(operands...)) [[unlikely]]
-      if (auto out = apply_sharded<P>(params, operands...)) return *std::move(out);
-    return P::impl(params, std::move(out_shape), operands...);
-  }
+  /// bind at these operand types (primitives/bind.hpp). A member, so that a
+  /// file linking the precompiled runtime calls the library's for the
+  /// operand types the library holds, and compiles none of their kernels.
+  static out_type bind(Params const& params, Operands const&... operands);
 
   PrimitiveOf(Params params, std::array<std::size_t, sizeof...(Operands)> counts)
       : params_(std::move(params)), counts_(counts) {
@@ -633,5 +623,19 @@ class PrimitiveOf final : public PrimitiveBase {
   Params params_;
   std::array<std::size_t, sizeof...(Operands)> counts_;
 };
+
+/// The shape rule first (bad input fails before any work is done, naming
+/// the shapes), then a record in the innermost trace of the operands, or the
+/// application partitioned over the mesh an operand is laid out on, or the
+/// kernel.
+template <class P, class... Operands>
+JAXCC_RUNTIME_INLINE auto PrimitiveOf<P, Operands...>::bind(Params const& params,
+    Operands const&... operands) -> out_type {
+  auto out_shape = P::shape_rule(params, operands...);
+  if (auto* trace = find_trace(operands...)) return record<P>(*trace, params, std::move(out_shape), operands...);
+  if (any_sharded(operands...)) [[unlikely]]
+    if (auto out = apply_sharded<P>(params, operands...)) return *std::move(out);
+  return P::impl(params, std::move(out_shape), operands...);
+}
 
 }  // namespace jaxcc::graph
