@@ -37,6 +37,16 @@ inline constexpr bool is_unsigned = is_int<T> && std::is_unsigned_v<T>;
 // scalar kernels there; SSE2 has no unsigned compare.
 template <class L>
 inline constexpr bool ordered_simd = !std::same_as<L, bool> && !is_unsigned<L>;
+// Whether xsimd's log (and pow, which calls it) compile here. Without
+// optimization GCC defines some AVX-512BW intrinsics as macros that cast
+// their arguments C-style, and xsimd 8 passes its batch objects to them in
+// the integer select its log uses: a debug build for an AVX-512 machine
+// would not compile. There log and pow take their scalar loops.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__) && defined(__AVX512BW__) && XSIMD_VERSION_MAJOR < 9
+inline constexpr bool xsimd_log_compiles = false;
+#else
+inline constexpr bool xsimd_log_compiles = true;
+#endif
 }  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
@@ -292,7 +302,7 @@ JAXCC_MINMAX_OP(min_p, "min", <, JAXCC_MINMAX_INT(xsimd::min))
 struct log_p;
 struct pow_p {
   JAXCC_SAME_TYPE_OP("pow")
-  template <class L> static constexpr bool simd_for = detail::is_float<L>;
+  template <class L> static constexpr bool simd_for = detail::is_float<L> && detail::xsimd_log_compiles;
   template <class T> static T scalar(T a, T b) {
     if constexpr (detail::is_float<T>) {
       return std::pow(a, b);
@@ -358,9 +368,12 @@ struct square_p {
 // Floating-point functions, built only on float lanes (integers are
 // converted first). `factor` is d out / d a as an expression of `a`.
 #define JAXCC_FLOAT_UNARY_OP(type, op_name, std_fn, simd_fn, tangent_body)    \
+  JAXCC_FLOAT_UNARY_OP_IF(type, op_name, std_fn, simd_fn, true, tangent_body)
+/// The same, its SIMD kernel used only where `simd_compiles` holds.
+#define JAXCC_FLOAT_UNARY_OP_IF(type, op_name, std_fn, simd_fn, simd_compiles, tangent_body) \
   struct type {                                                              \
     JAXCC_SAME_TYPE_OP(op_name)                                              \
-    template <class L> static constexpr bool simd_for = detail::is_float<L>; \
+    template <class L> static constexpr bool simd_for = detail::is_float<L> && (simd_compiles); \
     template <class T> static T scalar(T a) { return std_fn(a); }            \
     template <class B> static B simd(B const& a) { return simd_fn(a); }      \
     template <class A, class DA>                                             \
@@ -418,7 +431,7 @@ struct sqrt_p;
 JAXCC_FLOAT_UNARY_OP(sqrt_p, "sqrt", std::sqrt, xsimd::sqrt,
                      return fusion::t_div(da, ex<mul_p>(ScalarLeaf<value_of<A>>{2}, ex<sqrt_p>(a)));)
 JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, detail::simd_exp, return fusion::t_scale(da, ex<exp_p>(a));)
-JAXCC_FLOAT_UNARY_OP(log_p, "log", std::log, xsimd::log, return fusion::t_div(da, a);)
+JAXCC_FLOAT_UNARY_OP_IF(log_p, "log", std::log, xsimd::log, detail::xsimd_log_compiles, return fusion::t_div(da, a);)
 JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, xsimd::log1p, return fusion::t_div(da, ex<add_p>(one, a));)
 JAXCC_FLOAT_UNARY_OP(expm1_p, "expm1", std::expm1, detail::simd_expm1,
                      return fusion::t_scale(da, ex<add_p>(ex<expm1_p>(a), one));)
@@ -434,6 +447,7 @@ JAXCC_FLOAT_UNARY_OP(floor_p, "floor", std::floor, xsimd::floor, return Zero<val
 // numpy rounds half to even, which is the default rounding mode's nearbyint.
 JAXCC_FLOAT_UNARY_OP(round_p, "round", std::nearbyint, xsimd::nearbyint, return Zero<value_of<A>>{};)
 #undef JAXCC_FLOAT_UNARY_OP
+#undef JAXCC_FLOAT_UNARY_OP_IF
 
 struct logistic_p {  // 1 / (1 + exp(-x)), jax.nn.sigmoid's primitive
   JAXCC_SAME_TYPE_OP("logistic")
