@@ -306,6 +306,7 @@ struct OpRules {
                                    static_cast<std::uint8_t>(sizeof...(A)), &op_row<Op, A...>, tangent_rule(),
                                    forwarded_rule()};
 };
+
 template <class Op, class... A>
 JAXCC_RUNTIME_INLINE std::uint32_t OpRules<Op, A...>::tangent([[maybe_unused]] ProgramBuilder& b,
                                                               [[maybe_unused]] std::uint32_t const* operands,

@@ -120,6 +120,7 @@ class JaxprWriterT {
   std::size_t count_ = 0;
   std::vector<std::vector<std::string>> equations_;
 };
+
 template <class V>
 JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::literal(double value, DType dtype) {
   std::string text;

@@ -264,6 +264,7 @@ class FusedRunT {
   Shape fold_shape_;
   std::int64_t fold_segment_ = 0;  // elements per result
 };
+
 template <class V>
 JAXCC_RUNTIME_INLINE FusedRunT<V>::FusedRunT(Shape shape, std::vector<Member> const& members, std::vector<Input> inputs,
                                              std::size_t scratch_slots, std::vector<DType> outputs,
@@ -546,6 +547,7 @@ class PlanT {
   std::vector<Step> steps_;
   std::vector<Fusion> fusions_;
 };
+
 template <class V>
 JAXCC_RUNTIME_INLINE PlanT<V>::PlanT(Program program, std::vector<std::uint8_t> donated, Outputs outputs)
     : program_(std::move(program)), donated_(std::move(donated)) {
