@@ -6,8 +6,11 @@
 # with --check, exits non-zero when a file exceeds its target by more than
 # 25% (the targets are in bench/README.md, "Compile cost").
 #
-#   bench/compile_cost.sh [--check] [--quick] [--compiler g++] [--include DIR] [--repeat N] [--runtime LIB]
+#   bench/compile_cost.sh [--check | --enforce NAME,...] [--quick] [--compiler g++] [--include DIR] [--repeat N] [--runtime LIB]
 #
+# --enforce: as --check, but only for the named files (empty, quickstart, mlp,
+# mlp+runtime); the others' figures are reported, not enforced. CI enforces
+# the targets met so far, so that a change that loses them fails.
 # --include: where jaxcc's headers are (default: this checkout's include/);
 # point it at an installed prefix's include/ to measure the installed package.
 # --quick: the Eigen, empty and quickstart files, and with --runtime the MLP
@@ -22,18 +25,20 @@ root="$(dirname "$here")"
 cxx=g++
 include="$root/include"
 check=0
+enforce=""
 quick=0
 repeat=1
 runtime=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --check) check=1 ;;
+    --enforce) enforce=",$2,"; shift ;;
     --quick) quick=1 ;;
     --compiler) cxx="$2"; shift ;;
     --include) include="$2"; shift ;;
     --repeat) repeat="$2"; shift ;;
     --runtime) runtime="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift ;;
-    *) echo "usage: $0 [--check] [--quick] [--compiler CXX] [--include DIR] [--repeat N] [--runtime LIB]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--check | --enforce NAME,...] [--quick] [--compiler CXX] [--include DIR] [--repeat N] [--runtime LIB]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -70,24 +75,30 @@ measure() {
 }
 
 echo "compiler: $($cxx --version | head -1); flags: ${flags[*]}"
-printf '%-11s %9s %10s %8s %8s\n' file "wall (s)" "peak (MB)" ratio target
+printf '%-11s %9s %10s %8s %8s %s\n' file "wall (s)" "peak (MB)" ratio target check
 failed=0
 base=""
+enforced() { ((check)) || [[ "$enforce" == *",$1,"* ]]; }
 for entry in "${files[@]}"; do
   IFS='|' read -r name source target extra <<<"$entry"
   read -r seconds kb < <(measure "$name" "$source" "$extra")
   [ -z "$base" ] && base="$seconds"
   ratio=$(awk -v a="$seconds" -v b="$base" 'BEGIN { printf "%.1f", a / b }')
-  printf '%-11s %9s %10d %8s %8s\n' "$name" "$seconds" $((kb / 1024)) "$ratio" "${target:+<= $target}"
+  status=""
+  if [ -n "$target" ]; then enforced "$name" && status=enforced || status=reported; fi
+  printf '%-11s %9s %10d %8s %8s %s\n' "$name" "$seconds" $((kb / 1024)) "$ratio" "${target:+<= $target}" "$status"
   if [ -n "$target" ]; then
+    over=()
     if awk -v r="$ratio" -v t="$target" 'BEGIN { exit !(r > 1.25 * t) }'; then
-      echo "  $name: ${ratio}x the Eigen file, more than 25% over its target of ${target}x" >&2
-      failed=1
+      over+=("${ratio}x the Eigen file, more than 25% over its target of ${target}x")
     fi
     if ((kb > memory_target_kb * 5 / 4)); then
-      echo "  $name: peak memory $((kb / 1024)) MB, more than 25% over 1024 MB" >&2
-      failed=1
+      over+=("peak memory $((kb / 1024)) MB, more than 25% over 1024 MB")
     fi
+    for o in "${over[@]}"; do
+      echo "  $name: $o" >&2
+      if enforced "$name"; then failed=1; fi
+    done
   fi
 done
-if ((check && failed)); then exit 1; fi
+if ((failed)); then exit 1; fi
