@@ -22,6 +22,7 @@
 
 #include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/graph/layout.hpp"
+#include "jaxcc/graph/partition_equation.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
@@ -81,36 +82,6 @@ inline std::vector<AnyArray> completed(graph::Partitioned const& r) {
   return values;
 }
 
-/// Whether `operand` broadcasts to `result` as numpy does (right-aligned,
-/// each dimension equal or 1).
-inline bool broadcasts_to(Shape const& operand, Shape const& result) {
-  if (operand.size() > result.size()) return false;
-  auto const lead = result.size() - operand.size();
-  for (std::size_t k = 0; k < operand.size(); ++k)
-    if (operand[k] != result[lead + k] && operand[k] != 1) return false;
-  return true;
-}
-
-/// Whether an equation maps its operands index by index: an elementwise
-/// primitive (a fused region may broadcast its leaves, as numpy does).
-inline bool runs_elementwise(graph::Equation const& eq) {
-  if (!eq.primitive->is_elementwise() || eq.outputs.size() != 1) return false;
-  for (auto const& v : eq.inputs)
-    if (!broadcasts_to(v->shape, eq.outputs[0]->shape)) return false;
-  return true;
-}
-
-/// The layout an operand of `shape` needs to line up with a result laid
-/// out as `result`: a dimension of the result's size is split as the
-/// result's; a broadcast one (size 1) is whole.
-inline graph::Layout aligned_layout(Shape const& shape, Shape const& result_shape, graph::Layout const& result) {
-  auto layout = graph::Layout::replicated(shape.size());
-  auto const lead = result_shape.size() - shape.size();
-  for (std::size_t k = 0; k < shape.size(); ++k)
-    if (shape[k] == result_shape[lead + k]) layout.dims[k] = result.dims[lead + k];
-  return layout;
-}
-
 struct PartitionedProgram {
   graph::Program body;
   std::vector<graph::Layout> out_layouts;
@@ -146,31 +117,9 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
         values.push_back(env[v->id]->first);
         layouts.push_back(env[v->id]->second);
       }
-      std::vector<AnyArray> outs;
-      std::vector<graph::Layout> out;
-      if (runs_elementwise(eq)) {
-        // Line every operand up with the most split full-shaped one.
-        auto target = graph::Layout::replicated(eq.outputs[0]->shape.size());
-        std::size_t most = 0;
-        for (std::size_t k = 0; k < layouts.size(); ++k) {
-          if (!(eq.inputs[k]->shape == eq.outputs[0]->shape)) continue;
-          std::size_t split = 0;
-          for (auto const& d : layouts[k].dims) split += d.size();
-          if (split > most) most = split, target = layouts[k];
-        }
-        for (std::size_t k = 0; k < values.size(); ++k)
-          values[k] = reshard(values[k], layouts[k], aligned_layout(eq.inputs[k]->shape, eq.outputs[0]->shape, target));
-        outs = eq.primitive->evaluate(values);
-        out.push_back(target);
-      } else if (auto r = eq.primitive->partition(values, layouts, reshard)) {
-        outs = completed(*r);
-        out = r->layouts;
-      } else {
-        for (std::size_t k = 0; k < values.size(); ++k)
-          values[k] = reshard(values[k], layouts[k], graph::Layout::replicated(layouts[k].dims.size()));
-        outs = eq.primitive->evaluate(values);
-        for (auto const& o : eq.outputs) out.push_back(graph::Layout::replicated(o->shape.size()));
-      }
+      auto r = graph::partition_equation(eq, std::move(values), layouts, reshard);
+      auto const outs = completed(r);
+      auto const& out = r.layouts;
       for (std::size_t k = 0; k < eq.outputs.size(); ++k) env[eq.outputs[k]->id] = {outs[k], out[k]};
     }
     std::vector<AnyArray> results;

@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/graph/microbatch.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
@@ -33,21 +35,31 @@ class ClosedCallT final : public graph::PrimitiveBase, public std::enable_shared
   /// `name` is what make_jaxpr prints: "jit", "checkpoint". `donated[i]`:
   /// input i's buffer may hold an output when run concretely.
   ClosedCallT(std::string_view name, graph::Program program, std::vector<std::uint8_t> donated = {})
-      : name_(name), plan_(std::move(program), std::move(donated)), out_avals_(output_avals(plan_.program())) {}
+      : name_(name),
+        plan_(std::move(program), std::move(donated)),
+        microbatched_(graph::MicrobatchedPlan::planned(plan_.program())),
+        out_avals_(output_avals(plan_.program())) {}
   std::string_view name() const override { return name_; }
   std::string params_string() const override { return {}; }
   graph::Program const* subprogram() const override { return &plan_.program(); }
   std::span<graph::Fusion const> subprogram_fusions() const override { return plan_.fusions(); }
   graph::Plan const& plan() const noexcept { return plan_; }
+  /// How it runs concretely when its values outgrow the caches
+  /// (graph/microbatch.hpp); none if it runs as one plan.
+  std::optional<graph::MicrobatchedPlan> const& microbatched() const noexcept { return microbatched_; }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
-    return graph::apply(shared_from_this(), inputs, out_avals_, [&] { return plan_.run(inputs); });
+    return graph::apply(shared_from_this(), inputs, out_avals_, [&] {
+      std::vector<AnyArray> out;
+      run(inputs, out);
+      return out;
+    });
   }
   void evaluate_into(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const override {
     if (std::ranges::any_of(inputs, [](AnyArray const& a) { return graph::var_of(a) != nullptr; }))
       PrimitiveBase::evaluate_into(inputs, out);  // recorded
     else
-      plan_.run(inputs, out);
+      run(inputs, out);
   }
   std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
                                      std::span<AnyArray const>) const override {
@@ -69,8 +81,14 @@ class ClosedCallT final : public graph::PrimitiveBase, public std::enable_shared
   bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(plan_.program(), axis_name); }
 
  private:
+  void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {
+    if (microbatched_) microbatched_->run(inputs, out);
+    else plan_.run(inputs, out);
+  }
+
   std::string name_;
   graph::Plan plan_;
+  std::optional<graph::MicrobatchedPlan> microbatched_;
   std::vector<graph::Aval> out_avals_;
 };
 JAXCC_RUNTIME_INSTANCE(class ClosedCallT<void>)
