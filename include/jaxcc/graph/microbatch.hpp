@@ -55,12 +55,14 @@ inline std::atomic<std::int64_t>& jit_microbatch_bytes() {
 
 namespace jaxcc::graph {
 
-/// When a program is microbatched (min_program_bytes, as
-/// config::jit_microbatch_bytes), and into slices whose values take about
-/// `slice_bytes` each: an L2's worth or two.
+/// When a program is microbatched: its values add up to min_program_bytes
+/// (as config::jit_microbatch_bytes) and an equation other than a fused
+/// loop makes one of min_step_bytes; into slices whose values take about
+/// `slice_bytes` each, an L2's worth or two.
 struct MicrobatchSizes {
   std::int64_t min_program_bytes = config::jit_microbatch_bytes().load();
   std::int64_t slice_bytes = std::int64_t{2} << 20;
+  std::int64_t min_step_bytes = std::clamp<std::int64_t>(min_program_bytes, 0, std::int64_t{2} << 20);
 };
 
 template <class = void>
@@ -76,11 +78,35 @@ class MicrobatchedPlanT {
   std::int64_t slices() const noexcept { return slices_; }
 
  private:
-  enum class Output : std::uint8_t { split, whole, summed };
+  // What a slice's output is of the whole program's value: its rows, the
+  // whole value (the same in every slice), or a term of its sum.
+  enum class Part : std::uint8_t { rows, whole, term };
+  struct Export {
+    Part part;
+    std::uint64_t var;  // the value's id in the whole program
+  };
   struct NotSliceable {};  // the partition needs data from another slice
 
-  MicrobatchedPlanT(Plan plan, std::int64_t slices, std::vector<std::uint8_t> split_inputs, std::vector<Output> outputs)
-      : plan_(std::move(plan)), slices_(slices), split_inputs_(std::move(split_inputs)), outputs_(std::move(outputs)) {}
+  MicrobatchedPlanT(Program program, Plan plan, std::int64_t slices, std::vector<std::size_t> head,
+                    std::vector<std::uint64_t> slice_inputs, std::vector<std::uint8_t> split_inputs,
+                    std::vector<Export> exports, std::vector<std::size_t> tail)
+      : program_(std::move(program)),
+        plan_(std::move(plan)),
+        slices_(slices),
+        head_(std::move(head)),
+        slice_inputs_(std::move(slice_inputs)),
+        split_inputs_(std::move(split_inputs)),
+        exports_(std::move(exports)),
+        tail_(std::move(tail)) {}
+
+  /// Equation `s` of the whole program applied to the values it reads.
+  void evaluate(std::size_t s, std::vector<std::optional<AnyArray>>& values) const {
+    auto const& eq = program_.trace->equations[s];
+    std::vector<AnyArray> operands;
+    for (auto const& v : eq.inputs) operands.push_back(*values[v->id]);
+    auto results = eq.primitive->evaluate(operands);
+    for (std::size_t k = 0; k < eq.outputs.size(); ++k) values[eq.outputs[k]->id] = std::move(results[k]);
+  }
 
   /// Rows [first, first + count) of `x` along its leading dimension: a view.
   static AnyArray leading_rows(AnyArray const& x, std::int64_t first, std::int64_t count) {
@@ -98,9 +124,9 @@ class MicrobatchedPlanT {
     });
   }
 
-  /// Output `o` of every slice, added up in slice order.
-  static AnyArray sum_in_order(std::vector<std::vector<AnyArray>> const& results, std::size_t o) {
-    auto const& first = results[0][o];
+  /// Output `e` of every slice, added up in slice order.
+  static AnyArray sum_in_order(std::vector<std::vector<AnyArray>> const& results, std::size_t e) {
+    auto const& first = results[0][e];
     auto [sum, data] = jaxcc::detail::allocate_any(first.dtype(), first.shape());
     first.visit([&, data = data](auto const& x) {
       using T = typename std::remove_cvref_t<decltype(x)>::value_type;
@@ -109,17 +135,21 @@ class MicrobatchedPlanT {
       auto const n = static_cast<std::size_t>(x.size());
       auto const term = std::make_unique<T[]>(n);  // not a vector: bool's has no data()
       for (std::size_t s = 1; s < results.size(); ++s) {
-        results[s][o].template as<T>().copy_to(term.get());
+        results[s][e].template as<T>().copy_to(term.get());
         for (std::size_t i = 0; i < n; ++i) total[i] = static_cast<T>(total[i] + term[i]);
       }
     });
     return sum;
   }
 
-  Plan plan_;
+  Program program_;  // the whole program: its head's and tail's equations, its outputs
+  Plan plan_;        // a slice's program: one input per slice input, one output per export
   std::int64_t slices_;
-  std::vector<std::uint8_t> split_inputs_;
-  std::vector<Output> outputs_;
+  std::vector<std::size_t> head_;             // equations that read no batch-led input, run once first
+  std::vector<std::uint64_t> slice_inputs_;   // the program's inputs, then the head's outputs
+  std::vector<std::uint8_t> split_inputs_;    // per slice input: whether a slice takes its rows
+  std::vector<Export> exports_;
+  std::vector<std::size_t> tail_;             // equations after a sum over the batch, run once on the sums
 };
 
 template <class V>
@@ -139,90 +169,163 @@ JAXCC_RUNTIME_INLINE std::optional<MicrobatchedPlanT<V>> MicrobatchedPlanT<V>::p
   for (auto const& eq : trace.equations)
     for (auto const& o : eq.outputs) total += bytes_of(*o);
   if (sizes.min_program_bytes < 0 || total < sizes.min_program_bytes) return std::nullopt;
+  // Only a large intermediate value that a fused loop does not produce
+  // gains: fused loops already run tile by tile (graph/plan.hpp), and in
+  // slices a loop writes without streaming stores; an output is written to
+  // memory anyway.
+  auto const is_output = [&](Var const& v) {
+    return std::any_of(program.outputs.begin(), program.outputs.end(), [&](AnyArray const& o) {
+      auto const& var = var_of(o);
+      return var && var.get() == &v;
+    });
+  };
+  bool const large_step = std::any_of(trace.equations.begin(), trace.equations.end(), [&](Equation const& eq) {
+    return !eq.primitive->is_elementwise() && std::any_of(eq.outputs.begin(), eq.outputs.end(), [&](VarPtr const& o) {
+             return bytes_of(*o) >= sizes.min_step_bytes && !is_output(*o);
+           });
+  });
+  if (!large_step) return std::nullopt;
   // Rows per slice: the most that keep a slice's share of the values near
   // slice_bytes, dividing the batch.
   auto rows = std::clamp<std::int64_t>(sizes.slice_bytes * batch / total, 1, batch / 2);
   while (batch % rows != 0) --rows;
   auto const slices = batch / rows;
 
-  // The slice's program: inputs led by the batch split over a mesh axis of
-  // `slices` parts, every other value whole.
+  // The head: equations that read no batch-led input (the flipped kernels
+  // of a convolution's gradient, say), run once before the slices. The
+  // slice's program takes the program's inputs and the head's outputs,
+  // those led by the batch split over a mesh axis of `slices` parts.
   std::string const axis = "jit microbatch";
   ScopedAxis const bound(AxisData{slices, axis});
-  std::vector<std::uint8_t> split(trace.inputs.size(), 0);
+  auto const leads = [&](Var const& v) { return !v.shape.empty() && v.shape[0] == batch; };
+  std::vector<std::uint8_t> in_head(trace.var_count(), 0);
+  std::vector<Var const*> slice_inputs;
+  for (auto const& v : trace.inputs) {
+    in_head[v->id] = !leads(*v);
+    slice_inputs.push_back(v.get());
+  }
+  for (auto const& c : trace.captures) in_head[c.var->id] = 1;
+  std::vector<std::size_t> head;
+  for (std::size_t s = 0; s < trace.equations.size(); ++s) {
+    auto const& eq = trace.equations[s];
+    if (!std::all_of(eq.inputs.begin(), eq.inputs.end(), [&](VarPtr const& v) { return in_head[v->id] != 0; })) continue;
+    head.push_back(s);
+    for (auto const& o : eq.outputs) {
+      in_head[o->id] = 1;
+      slice_inputs.push_back(o.get());
+    }
+  }
+  std::vector<std::uint8_t> split;
   std::vector<Layout> in_layouts;
   std::vector<Aval> parts;
-  for (std::size_t i = 0; i < trace.inputs.size(); ++i) {
-    auto const& v = *trace.inputs[i];
-    auto layout = Layout::replicated(v.shape.size());
-    auto shape = v.shape;
-    if (!shape.empty() && shape[0] == batch) {
-      split[i] = 1;
+  for (auto const* v : slice_inputs) {
+    auto layout = Layout::replicated(v->shape.size());
+    auto shape = v->shape;
+    split.push_back(leads(*v));
+    if (split.back()) {
       layout.dims[0] = {axis};
       shape[0] = rows;
     }
     in_layouts.push_back(std::move(layout));
-    parts.push_back({v.dtype, std::move(shape)});
+    parts.push_back({v->dtype, std::move(shape)});
   }
   Resharder const reshard = [](AnyArray const& x, Layout const& from, Layout const& to) -> AnyArray {
     if (from == to) return x;
     throw NotSliceable{};
   };
-  std::vector<Output> outputs;
-  std::int64_t whole_bytes = 0;  // what every slice computes again
+  // Each value of the whole program: its part in a slice, or in the tail
+  // (computed after the slices, from sums over the batch).
+  struct Value {
+    AnyArray part;  // in the slice's trace; none for the program's inputs and constants read by the tail
+    Layout layout;
+    bool term = false;  // a term of a sum over the slices
+    bool tail = false;
+    bool made = false;  // computed in the slice (an equation's output)
+  };
+  std::vector<std::optional<Value>> env(trace.var_count());
+  std::vector<Export> exports;
+  std::vector<std::size_t> tail;
+  // What every slice computes again, what the tail computes, and the
+  // slices' rows of the outputs (written to memory either way).
+  std::int64_t whole_bytes = 0, tail_bytes = 0, rows_bytes = 0;
+  auto const part_of = [&](Value const& v) {
+    if (v.term) return Part::term;
+    if (v.layout.is_replicated()) return Part::whole;
+    auto const& dims = v.layout.dims;
+    if (dims[0] == std::vector<std::string>{axis} &&
+        std::all_of(dims.begin() + 1, dims.end(), [](auto const& d) { return d.empty(); }))
+      return Part::rows;
+    throw NotSliceable{};  // split along another axis: its rows are not the slice's
+  };
   FlatFunction const slice = [&](std::vector<AnyArray> const& inputs) {
-    struct Part {
-      AnyArray value;
-      Layout layout;
-      bool partial;
+    std::vector<AnyArray> results;
+    auto const export_value = [&](Var const& var) {
+      auto& v = *env[var.id];
+      if (v.tail || std::any_of(exports.begin(), exports.end(), [&](Export const& e) { return e.var == var.id; })) return;
+      exports.push_back({part_of(v), var.id});
+      results.push_back(v.part);
+      if (exports.back().part == Part::rows) rows_bytes += bytes_of(var);
     };
-    std::vector<std::optional<Part>> env(trace.var_count());
-    for (std::size_t i = 0; i < inputs.size(); ++i) env[trace.inputs[i]->id] = Part{inputs[i], in_layouts[i], false};
-    for (auto const& c : trace.captures) env[c.var->id] = Part{c.value, Layout::replicated(c.var->shape.size()), false};
-    for (auto const& eq : trace.equations) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) env[slice_inputs[i]->id] = Value{inputs[i], in_layouts[i]};
+    for (auto const& c : trace.captures) env[c.var->id] = Value{c.value, Layout::replicated(c.var->shape.size())};
+    for (std::size_t s = 0, next_head = 0; s < trace.equations.size(); ++s) {
+      if (next_head < head.size() && head[next_head] == s) {
+        ++next_head;
+        continue;
+      }
+      auto const& eq = trace.equations[s];
+      bool const after_sum = std::any_of(eq.inputs.begin(), eq.inputs.end(), [&](VarPtr const& v) {
+        return env[v->id]->term || env[v->id]->tail;
+      });
+      if (after_sum) {
+        // Run once on the sums, after the slices: its operands must be whole.
+        for (auto const& v : eq.inputs) {
+          auto const& value = *env[v->id];
+          if (!value.term && !value.tail && !value.layout.is_replicated()) throw NotSliceable{};
+          if (value.made || value.term) export_value(*v);
+        }
+        for (auto const& o : eq.outputs) {
+          env[o->id] = Value{{}, Layout::replicated(o->shape.size()), false, true};
+          tail_bytes += bytes_of(*o);
+        }
+        tail.push_back(s);
+        continue;
+      }
       std::vector<AnyArray> values;
       std::vector<Layout> layouts;
       for (auto const& v : eq.inputs) {
-        auto const& part = *env[v->id];
-        if (part.partial) throw NotSliceable{};  // a sum over the batch, read before the end
-        values.push_back(part.value);
-        layouts.push_back(part.layout);
+        values.push_back(env[v->id]->part);
+        layouts.push_back(env[v->id]->layout);
       }
       auto r = partition_equation(eq, std::move(values), layouts, reshard);
-      bool const partial = !r.partial_over.empty();
-      if (partial && (r.partial_over != std::vector<std::string>{axis} || r.combine != PartialCombine::sum))
+      bool const term = !r.partial_over.empty();
+      if (term && (r.partial_over != std::vector<std::string>{axis} || r.combine != PartialCombine::sum))
         throw NotSliceable{};
       for (std::size_t k = 0; k < eq.outputs.size(); ++k) {
-        if (!partial && r.layouts[k].is_replicated()) whole_bytes += bytes_of(*eq.outputs[k]);
-        env[eq.outputs[k]->id] = Part{r.values[k], r.layouts[k], partial};
+        if (!term && r.layouts[k].is_replicated()) whole_bytes += bytes_of(*eq.outputs[k]);
+        env[eq.outputs[k]->id] = Value{r.values[k], r.layouts[k], term, false, true};
       }
     }
-    std::vector<AnyArray> results;
-    for (auto const& o : program.outputs) {
-      auto const& var = var_of(o);
-      if (!var || var->trace_id != trace.id()) throw NotSliceable{};  // a constant output: not worth handling
-      auto const& part = *env[var->id];
-      auto const& dims = part.layout.dims;
-      bool const leads = !dims.empty() && dims[0] == std::vector<std::string>{axis} &&
-                         std::all_of(dims.begin() + 1, dims.end(), [](auto const& d) { return d.empty(); });
-      if (part.partial) outputs.push_back(Output::summed);
-      else if (part.layout.is_replicated()) outputs.push_back(Output::whole);
-      else if (leads) outputs.push_back(Output::split);
-      else throw NotSliceable{};
-      results.push_back(part.value);
-    }
+    for (auto const& o : program.outputs)
+      if (auto const& var = var_of(o); var && var->trace_id == trace.id()) export_value(*var);
     return results;
   };
   try {
     std::vector<AnyArray> closure;
     auto body = trace_program(slice, parts, closure);
     if (!closure.empty()) return std::nullopt;
-    // Work every slice repeats (on the weights, say) must stay small.
-    if (whole_bytes * slices > total / 4) return std::nullopt;
+    // Work every slice repeats (on the weights, say) and the tail's must
+    // stay small, and so must the outputs: slicing gains on values that
+    // stay in cache, and per-example gradients, whose outputs are most of
+    // their values, ran three times as long.
+    if (whole_bytes * slices > total / 4 || tail_bytes > total / 64 || rows_bytes > total / 8) return std::nullopt;
     for (auto const& eq : body.trace->equations)
       if (eq.primitive->binds_axis(axis)) return std::nullopt;
     optimize(body);
-    return MicrobatchedPlanT(Plan(std::move(body), {}, Plan::Outputs::into_given), slices, std::move(split), std::move(outputs));
+    std::vector<std::uint64_t> slice_input_ids;
+    for (auto const* v : slice_inputs) slice_input_ids.push_back(v->id);
+    return MicrobatchedPlanT(program, Plan(std::move(body), {}, Plan::Outputs::into_given), slices, std::move(head),
+                             std::move(slice_input_ids), std::move(split), std::move(exports), std::move(tail));
   } catch (NotSliceable const&) {
     return std::nullopt;
   } catch (Error const&) {
@@ -232,38 +335,48 @@ JAXCC_RUNTIME_INLINE std::optional<MicrobatchedPlanT<V>> MicrobatchedPlanT<V>::p
 
 template <class V>
 JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {
+  auto const& trace = *program_.trace;
+  // The whole program's values: its inputs and constants, the head's, then
+  // the slices' exports and the tail's.
+  std::vector<std::optional<AnyArray>> values(trace.var_count());
+  for (std::size_t i = 0; i < inputs.size(); ++i) values[trace.inputs[i]->id] = inputs[i];
+  for (auto const& c : trace.captures) values[c.var->id] = c.value;
+  for (auto const s : head_) evaluate(s, values);
+  std::vector<AnyArray> slice_inputs;
   std::int64_t batch = 0;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (split_inputs_[i]) batch = inputs[i].shape()[0];
+  for (std::size_t i = 0; i < slice_inputs_.size(); ++i) {
+    slice_inputs.push_back(*values[slice_inputs_[i]]);
+    if (split_inputs_[i]) batch = slice_inputs.back().shape()[0];
+  }
   auto const rows = batch / slices_;
   auto const& slice_outputs = plan_.program().outputs;
-  // Split outputs are written in place: each slice's rows of one array.
-  std::vector<AnyArray> whole(outputs_.size());
-  for (std::size_t o = 0; o < outputs_.size(); ++o)
-    if (outputs_[o] == Output::split) {
-      auto shape = slice_outputs[o].shape();
+  // Rows are written in place: each slice's into one array.
+  std::vector<AnyArray> whole(exports_.size());
+  for (std::size_t e = 0; e < exports_.size(); ++e)
+    if (exports_[e].part == Part::rows) {
+      auto shape = slice_outputs[e].shape();
       shape[0] = batch;
-      whole[o] = jaxcc::detail::allocate_any(slice_outputs[o].dtype(), shape).first;
+      whole[e] = jaxcc::detail::allocate_any(slice_outputs[e].dtype(), shape).first;
     }
   std::vector<std::vector<AnyArray>> results(static_cast<std::size_t>(slices_));
   std::exception_ptr failure;
   auto const run_slice = [&](std::int64_t s) {
     std::vector<AnyArray> operands;
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      operands.push_back(split_inputs_[i] ? leading_rows(inputs[i], s * rows, rows) : inputs[i]);
-    std::vector<AnyArray> targets(outputs_.size());
-    std::vector<AnyArray const*> into(outputs_.size(), nullptr);
-    for (std::size_t o = 0; o < outputs_.size(); ++o)
-      if (outputs_[o] == Output::split) {
-        targets[o] = leading_rows(whole[o], s * rows, rows);
-        into[o] = &targets[o];
+    for (std::size_t i = 0; i < slice_inputs.size(); ++i)
+      operands.push_back(split_inputs_[i] ? leading_rows(slice_inputs[i], s * rows, rows) : slice_inputs[i]);
+    std::vector<AnyArray> targets(exports_.size());
+    std::vector<AnyArray const*> into(exports_.size(), nullptr);
+    for (std::size_t e = 0; e < exports_.size(); ++e)
+      if (exports_[e].part == Part::rows) {
+        targets[e] = leading_rows(whole[e], s * rows, rows);
+        into[e] = &targets[e];
       }
     auto& mine = results[static_cast<std::size_t>(s)];
     plan_.run(operands, mine, into);
-    // A split output whose step could not write in place (not a fused run).
-    for (std::size_t o = 0; o < outputs_.size(); ++o)
-      if (outputs_[o] == Output::split && jaxcc::detail::data_of(mine[o]) != jaxcc::detail::data_of(targets[o]))
-        copy_into(mine[o], targets[o]);
+    // Rows whose step could not write them in place (not a fused run).
+    for (std::size_t e = 0; e < exports_.size(); ++e)
+      if (exports_[e].part == Part::rows && jaxcc::detail::data_of(mine[e]) != jaxcc::detail::data_of(targets[e]))
+        copy_into(mine[e], targets[e]);
   };
   // Slices on the threads, each slice's kernels on its own thread.
 #pragma omp parallel for schedule(dynamic) if (!omp_in_parallel())
@@ -276,12 +389,16 @@ JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::run(std::span<AnyArray const> in
     }
   }
   if (failure) std::rethrow_exception(failure);
-  for (std::size_t o = 0; o < outputs_.size(); ++o) {
-    if (outputs_[o] == Output::split) out.push_back(std::move(whole[o]));
-    else if (outputs_[o] == Output::whole) out.push_back(results[0][o]);
-    else {
-      out.push_back(sum_in_order(results, o));
-    }
+  for (std::size_t e = 0; e < exports_.size(); ++e) {
+    auto& value = values[exports_[e].var];
+    if (exports_[e].part == Part::rows) value = std::move(whole[e]);
+    else if (exports_[e].part == Part::whole) value = results[0][e];
+    else value = sum_in_order(results, e);
+  }
+  for (auto const s : tail_) evaluate(s, values);
+  for (auto const& o : program_.outputs) {
+    auto const& var = var_of(o);
+    out.push_back(var && var->trace_id == trace.id() ? *values[var->id] : o);
   }
 }
 JAXCC_RUNTIME_INSTANCE(class MicrobatchedPlanT<void>)

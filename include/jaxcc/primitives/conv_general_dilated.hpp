@@ -672,6 +672,13 @@ struct ConvKernels {
 template <class T>
 using ConvResult = Eigen::Map<ConvMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
+/// Zeros a result row by row, each row one memset: Eigen's setZero on a
+/// strided map stores vectors, reading each line first.
+template <class T>
+void zero_rows(ConvResult<T>& result) {
+  for (Eigen::Index r = 0; r < result.rows(); ++r) std::fill_n(result.row(r).data(), result.cols(), T{0});
+}
+
 /// Where the output rows of `count` batch elements from n and one group go:
 /// the output itself when that is one strided matrix, else `scratch`
 /// (features × count·positions), which write_rows then scatters.
@@ -726,7 +733,7 @@ void conv_rows(ConvGeometry const& g, ConvKernels<T> const& kernels, T const* lh
   auto const positions = g.out_size(), columns = count * positions, window = g.window_size();
   auto const feature0 = g.batch_groups > 1 ? 0 : group * g.in_features;
   auto const kernels_of_group = kernels.data + group * g.out_features * kernels.out_stride;
-  if (begin == end) result.setZero();
+  if (begin == end) zero_rows(result);
   for (auto i0 = begin; i0 < end; i0 += kernels.block) {
     auto const features = std::min(kernels.block, end - i0);
     auto const rows = features * window;
@@ -739,8 +746,8 @@ void conv_rows(ConvGeometry const& g, ConvKernels<T> const& kernels, T const* lh
       else conv_patches(g, in, features, patches.data() + b * positions, columns);
     }
     auto const accumulate = [&](auto const& weights, auto const& cols) {
-      if (i0 == begin) result.noalias() = weights * cols;
-      else result.noalias() += weights * cols;
+      if (i0 == begin) zero_rows(result);
+      result.noalias() += weights * cols;
     };
     auto const with_weights = [&](auto const& cols) {
       T const* w = kernels_of_group + i0 * kernels.in_stride;
@@ -797,7 +804,7 @@ struct ConvByShifts {
     Eigen::Map<ConvMatrix<T>> products(z.data(), g.out_features * window, positions);
     if (in_step == 1) products.noalias() = w * strided_matrix(x, g.in_features, positions, g.lhs_feature_stride);
     else products.noalias() = w * strided_matrix(x, g.in_features, positions, g.lhs_feature_stride, in_step);
-    result.setZero();
+    zero_rows(result);
     for (std::int64_t o = 0; o < g.out_features; ++o)
       conv_shift_add(g, z_strides, z.data() + o * window * positions, positions, result.row(o).data());
   }
