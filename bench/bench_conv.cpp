@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <jaxcc/jaxcc.hpp>
+#include <jaxcc/testing/allclose.hpp>
 
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
@@ -146,6 +147,16 @@ void BM_jaxcc_conv_forward_backward(benchmark::State& state) {
 void BM_jaxcc_jit_conv_forward_backward(benchmark::State& state) {
   Problem p;
   auto const step = jaxcc::jit(jaxcc::value_and_grad(loss, jaxcc::argnums<0, 1>));
+  // jit runs the step in slices of the batch (docs/jit.md): the same
+  // gradients as the eager step's, up to the order of the batch sums.
+  {
+    auto const [value, grads] = step(p.x, p.w, p.c);
+    auto const [eager_value, eager_grads] = jaxcc::value_and_grad(loss, jaxcc::argnums<0, 1>)(p.x, p.w, p.c);
+    bool const same = jaxcc::testing::allclose(value, eager_value, 1e-4, 1e-3) &&
+                      jaxcc::testing::allclose(std::get<0>(grads), std::get<0>(eager_grads), 1e-4, 1e-3) &&
+                      jaxcc::testing::allclose(std::get<1>(grads), std::get<1>(eager_grads), 1e-4, 1e-3);
+    if (!same) state.SkipWithError("jit's gradients differ from the eager ones");
+  }
   for (auto _ : state) {
     auto out = step(p.x, p.w, p.c);
     benchmark::DoNotOptimize(std::get<0>(out.second).data());
