@@ -5,13 +5,15 @@
 // output, read by the loss and again by both gradients, is then read from
 // cache instead of memory three times).
 //
-// The slice's program is the whole one partitioned as sharded jit
-// partitions it (graph/partition_equation.hpp: each primitive's partition
-// rule), for the inputs whose leading dimension is the batch split over a
-// virtual mesh axis of one part per slice. Slices never exchange data: a
-// program whose partition would gather a split value, or read a partial
-// result (a sum over the batch) before its end, is not microbatched. A
-// partial output is added up over the slices, in slice order.
+// Equations that read nothing of the batch (the head) run once before the
+// slices. The slice's program is the rest partitioned as sharded jit
+// partitions a program (graph/partition_equation.hpp: each primitive's
+// partition rule), for the inputs whose leading dimension is the batch
+// split over a virtual mesh axis of one part per slice. A partial result
+// (a sum over the batch) is added up over the slices in slice order, and
+// the equations that read it (the tail) run once after them, on whole
+// values only. Slices never exchange data: a program whose partition would
+// gather a split value, or whose tail would read one, is not microbatched.
 #pragma once
 
 #include <algorithm>
