@@ -18,15 +18,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <type_traits>
+#include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -34,22 +35,30 @@
 
 #include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/part.hpp"
 #include "jaxcc/graph/axis_env.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/partition_equation.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/graph/value_ops.hpp"
 
 namespace jaxcc::config {
 /// jit microbatches a program whose values (its inputs and every equation's
 /// outputs) add up to at least this many bytes; a negative value turns
 /// microbatching off. Initially 48 MiB (more than the bench machine's
 /// caches hold: 1 MiB of L2 a core, 32 MiB of L3), or the value of
-/// JAXCC_JIT_MICROBATCH_BYTES in the environment.
+/// JAXCC_JIT_MICROBATCH_BYTES in the environment where that is an integer.
 inline std::atomic<std::int64_t>& jit_microbatch_bytes() {
-  static std::atomic<std::int64_t> bytes{[]() -> std::int64_t {
-    char const* env = std::getenv("JAXCC_JIT_MICROBATCH_BYTES");
-    return env ? std::strtoll(env, nullptr, 10) : std::int64_t{48} << 20;
+  static std::atomic<std::int64_t> bytes{[] {
+    std::int64_t value = std::int64_t{48} << 20;
+    if (char const* env = std::getenv("JAXCC_JIT_MICROBATCH_BYTES")) {
+      std::string_view const text(env);
+      std::int64_t parsed = 0;
+      auto const [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+      if (error == std::errc{} && end == text.data() + text.size()) value = parsed;
+    }
+    return value;
   }()};
   return bytes;
 }
@@ -110,38 +119,9 @@ class MicrobatchedPlanT {
     for (std::size_t k = 0; k < eq.outputs.size(); ++k) values[eq.outputs[k]->id] = std::move(results[k]);
   }
 
-  /// Rows [first, first + count) of `x` along its leading dimension: a view.
-  static AnyArray leading_rows(AnyArray const& x, std::int64_t first, std::int64_t count) {
-    auto const& impl = jaxcc::detail::impl_of(x);
-    auto shape = impl.shape;
-    shape[0] = count;
-    return jaxcc::detail::view(x, std::move(shape), impl.strides, impl.offset + first * impl.strides[0]);
-  }
-
-  /// `from`'s elements written to `to`, a dense array of its shape.
-  static void copy_into(AnyArray const& from, AnyArray const& to) {
-    from.visit([&](auto const& x) {
-      using T = typename std::remove_cvref_t<decltype(x)>::value_type;
-      x.copy_to(static_cast<T*>(const_cast<void*>(jaxcc::detail::data_of(to))));
-    });
-  }
-
-  /// Output `e` of every slice, added up in slice order.
-  static AnyArray sum_in_order(std::vector<std::vector<AnyArray>> const& results, std::size_t e) {
-    auto const& first = results[0][e];
-    auto [sum, data] = jaxcc::detail::allocate_any(first.dtype(), first.shape());
-    first.visit([&, data = data](auto const& x) {
-      using T = typename std::remove_cvref_t<decltype(x)>::value_type;
-      auto* const total = static_cast<T*>(data);
-      x.copy_to(total);
-      auto const n = static_cast<std::size_t>(x.size());
-      auto const term = std::make_unique<T[]>(n);  // not a vector: bool's has no data()
-      for (std::size_t s = 1; s < results.size(); ++s) {
-        results[s][e].template as<T>().copy_to(term.get());
-        for (std::size_t i = 0; i < n; ++i) total[i] = static_cast<T>(total[i] + term[i]);
-      }
-    });
-    return sum;
+  /// The part of `x` at `ranges`: a view.
+  static AnyArray part_of(AnyArray const& x, jaxcc::detail::PartRanges const& ranges) {
+    return x.visit([&](auto const& a) { return AnyArray(jaxcc::detail::part_view(a, ranges)); });
   }
 
   Program program_;  // the whole program: its head's and tail's equations, its outputs
@@ -364,13 +344,15 @@ JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::run(std::span<AnyArray const> in
   std::exception_ptr failure;
   auto const run_slice = [&](std::int64_t s) {
     std::vector<AnyArray> operands;
-    for (std::size_t i = 0; i < slice_inputs.size(); ++i)
-      operands.push_back(split_inputs_[i] ? leading_rows(slice_inputs[i], s * rows, rows) : slice_inputs[i]);
+    for (std::size_t i = 0; i < slice_inputs.size(); ++i) {
+      auto const& x = slice_inputs[i];
+      operands.push_back(split_inputs_[i] ? part_of(x, jaxcc::detail::leading_part(x.shape(), s * rows, rows)) : x);
+    }
     std::vector<AnyArray> targets(exports_.size());
     std::vector<AnyArray const*> into(exports_.size(), nullptr);
     for (std::size_t e = 0; e < exports_.size(); ++e)
       if (exports_[e].part == Part::rows) {
-        targets[e] = leading_rows(whole[e], s * rows, rows);
+        targets[e] = part_of(whole[e], jaxcc::detail::leading_part(whole[e].shape(), s * rows, rows));
         into[e] = &targets[e];
       }
     auto& mine = results[static_cast<std::size_t>(s)];
@@ -378,7 +360,10 @@ JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::run(std::span<AnyArray const> in
     // Rows whose step could not write them in place (not a fused run).
     for (std::size_t e = 0; e < exports_.size(); ++e)
       if (exports_[e].part == Part::rows && jaxcc::detail::data_of(mine[e]) != jaxcc::detail::data_of(targets[e]))
-        copy_into(mine[e], targets[e]);
+        mine[e].visit([&]<class T>(Array<T> const& part) {
+          jaxcc::detail::write_part(part, static_cast<T*>(const_cast<void*>(jaxcc::detail::data_of(whole[e]))),
+                                    whole[e].shape(), jaxcc::detail::leading_part(whole[e].shape(), s * rows, rows));
+        });
   };
   // Slices on the threads, each slice's kernels on its own thread.
 #pragma omp parallel for schedule(dynamic) if (!omp_in_parallel())
@@ -395,7 +380,10 @@ JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::run(std::span<AnyArray const> in
     auto& value = values[exports_[e].var];
     if (exports_[e].part == Part::rows) value = std::move(whole[e]);
     else if (exports_[e].part == Part::whole) value = results[0][e];
-    else value = sum_in_order(results, e);
+    else {
+      value = results[0][e];  // added up in slice order
+      for (std::size_t s = 1; s < results.size(); ++s) value = values::add(*value, results[s][e]);
+    }
   }
   for (auto const s : tail_) evaluate(s, values);
   for (auto const& o : program_.outputs) {

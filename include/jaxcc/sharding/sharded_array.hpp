@@ -29,6 +29,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
+#include "jaxcc/core/part.hpp"
 #include "jaxcc/sharding/bits/device_threads.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/visualize.hpp"
@@ -45,8 +46,6 @@ struct Shard {
 };
 
 namespace detail {
-
-using PartRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 template <>
 inline NamedSharding const& sharding_or_single_device<NamedSharding>(std::shared_ptr<NamedSharding const> const& s) {
@@ -95,32 +94,6 @@ inline bool misses_parts(NamedSharding const& sharding) {
     if (!held) return true;
   }
   return false;
-}
-
-/// The view of `x` restricted to `ranges`.
-template <Element T>
-Array<T> part_view(Array<T> const& x, PartRanges const& ranges) {
-  Shape shape;
-  auto offset = offset_of(x);
-  for (std::size_t d = 0; d < ranges.size(); ++d) {
-    shape.push_back(ranges[d].second - ranges[d].first);
-    offset += ranges[d].first * x.strides()[d];
-  }
-  return view(x, std::move(shape), x.strides(), offset);
-}
-
-/// Copy `part` into the row-major array of `global_shape` at `out`, at `ranges`.
-template <Element T>
-void write_part(Array<T> const& part, T* out, Shape const& global_shape, PartRanges const& ranges) {
-  auto const strides = contiguous_strides(global_shape);
-  std::int64_t start = 0;
-  for (std::size_t d = 0; d < ranges.size(); ++d) start += ranges[d].first * strides[d];
-  auto layout = merge_dimensions<2>(part.shape(), {part.strides(), strides});
-  T const* in = part.data();
-  T* dst = out + start;
-  for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& st) {
-    for (std::int64_t i = 0; i < n; ++i) dst[off[1] + i * st[1]] = in[off[0] + i * st[0]];
-  });
 }
 
 /// `x` (laid out in the global row-major order) marked as laid out by `sharding`.
