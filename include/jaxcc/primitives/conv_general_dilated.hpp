@@ -451,12 +451,13 @@ inline bool next_index(std::vector<std::int64_t>& index, Shape const& sizes) {
 }
 
 /// The offset, through `in_strides`, of the input row that output position
-/// s reads at window position k along every spatial dim but the last; none
+/// s reads at window position k along the first `dims` spatial dims; none
 /// when that row is padding or between dilated elements.
 inline std::optional<std::int64_t> row_source(ConvGeometry const& g, std::vector<std::int64_t> const& s,
-                                              std::vector<std::int64_t> const& k, Strides const& in_strides) {
+                                              std::vector<std::int64_t> const& k, Strides const& in_strides,
+                                              std::size_t dims) {
   std::int64_t offset = 0;
-  for (std::size_t d = 0; d + 1 < g.in.size(); ++d) {
+  for (std::size_t d = 0; d < dims; ++d) {
     auto const pos = s[d] * g.strides[d] + k[d] * g.rhs_dilation[d] - g.pad_lo[d];
     auto const dil = g.lhs_dilation[d];
     if (pos < 0 || pos % dil != 0 || pos / dil >= g.in[d]) return std::nullopt;
@@ -465,27 +466,59 @@ inline std::optional<std::int64_t> row_source(ConvGeometry const& g, std::vector
   return offset;
 }
 
-/// Where the window's position k reads for the output positions along the
-/// last spatial dim: `visit(k, column, source, first)` once per window
-/// position k (flat) and row of output positions (the other spatial indices
-/// fixed; `column` is the flat index of the row's first position).
-/// `source` is the offset, through `in_strides`, of the input row it reads,
-/// or nothing when that row is padding or between dilated elements;
-/// `first` is the dilated position along the last dim that column 0 reads.
+/// Output rows (runs along the last spatial dim) that read input rows at
+/// one window position: `rows` rows, the first at flat output position
+/// `column`, each the next along the dim before the last (`row` positions
+/// on), reading input rows `source_step` apart (through the walk's
+/// strides) from `source`, or all padding or between dilated elements (no
+/// source). `first` is the dilated position along the last dim that
+/// column 0 reads.
+struct WindowRun {
+  std::int64_t k, column, rows, first, source_step;
+  std::optional<std::int64_t> source;
+};
+
+/// Where the window's position k (flat) reads for every row of output
+/// positions: `visit(WindowRun)` for each run of rows that read consecutive
+/// input rows or none, a few per window position: the work per row is then
+/// the caller's inner loop, not a walk over every dim.
 template <class Visit>
-void for_each_window_row(ConvGeometry const& g, Strides const& in_strides, Visit&& visit) {
+void for_each_window_run(ConvGeometry const& g, Strides const& in_strides, Visit&& visit) {
   auto const nd = g.in.size(), last = nd - 1;
   auto const row = g.out[last];
-  Shape const outer(g.out.begin(), g.out.end() - 1);
-  std::vector<std::int64_t> k(nd, 0), s(last, 0);
+  std::vector<std::int64_t> k(nd, 0);
   std::int64_t kk = 0;
   do {
     auto const first = k[last] * g.rhs_dilation[last] - g.pad_lo[last];
+    if (nd == 1) {
+      visit(WindowRun{kk++, 0, 1, first, 0, 0});
+      continue;
+    }
+    // Runs go along dim `along`; the dims before it are walked one by one.
+    auto const along = nd - 2;
+    Shape const outer(g.out.begin(), g.out.begin() + static_cast<std::ptrdiff_t>(along));
+    std::vector<std::int64_t> s(along, 0);
     std::int64_t column = 0;
+    auto const stride = g.strides[along], dil = g.lhs_dilation[along], in = g.in[along], count = g.out[along];
+    auto const offset = k[along] * g.rhs_dilation[along] - g.pad_lo[along];
+    auto const reads = [&](std::int64_t r) {
+      auto const pos = r * stride + offset;
+      return pos >= 0 && (dil == 1 ? pos < in : pos % dil == 0 && pos / dil < in);
+    };
     do {
-      auto const source = row_source(g, s, k, in_strides);
-      visit(kk, column, source, first);
-      column += row;
+      auto const base = row_source(g, s, k, in_strides, along);
+      for (std::int64_t r = 0; r < count;) {
+        bool const inside = base && reads(r);
+        auto end = r + 1;
+        // Undilated inside rows read consecutive input rows; dilated ones go one by one.
+        if (!inside || dil == 1)
+          while (end < count && (base && reads(end)) == inside) ++end;
+        std::optional<std::int64_t> source;
+        if (inside) source = *base + (r * stride + offset) / dil * in_strides[along];
+        visit(WindowRun{kk, column + r * row, end - r, first, stride * in_strides[along], source});
+        r = end;
+      }
+      column += count * row;
     } while (next_index(s, outer));
     ++kk;
   } while (next_index(k, g.window));
@@ -496,9 +529,12 @@ void for_each_window_row(ConvGeometry const& g, Strides const& in_strides, Visit
 inline std::pair<std::int64_t, std::int64_t> inside_columns(ConvGeometry const& g, std::int64_t first) {
   auto const last = g.in.size() - 1;
   auto const stride = g.strides[last], row = g.out[last], in = g.in[last];
-  auto const lo = std::min(first >= 0 ? 0 : (-first + stride - 1) / stride, row);
-  auto const hi = std::clamp<std::int64_t>(in - first <= 0 ? 0 : (in - first + stride - 1) / stride, lo, row);
-  return {lo, hi};
+  // Each ceil((bound - first) / stride), without a division at unit stride: this runs once per row.
+  auto const columns_before = [&](std::int64_t bound) {
+    return bound - first <= 0 ? 0 : stride == 1 ? bound - first : (bound - first + stride - 1) / stride;
+  };
+  auto const lo = std::min(columns_before(0), row);
+  return {lo, std::clamp<std::int64_t>(columns_before(in), lo, row)};
 }
 
 /// Along a dilated last dim: the input index column c reads, or -1.
@@ -517,27 +553,38 @@ template <class T>
 void conv_patches(ConvGeometry const& g, T const* in, std::int64_t features, T* patches, std::int64_t pitch) {
   auto const last = g.in.size() - 1;
   auto const row = g.out[last], step = g.lhs_spatial[last];
+  auto const stride = g.strides[last] * step;
   for (std::int64_t i = 0; i < features; ++i) {
     T const* feature = in + i * g.lhs_feature_stride;
-    T* rows = patches + i * g.window_size() * pitch;
-    for_each_window_row(g, g.lhs_spatial, [&](std::int64_t k, std::int64_t column, std::optional<std::int64_t> source,
-                                              std::int64_t first) {
-      T* dst = rows + k * pitch + column;
-      if (!source) {
-        std::fill(dst, dst + row, T{0});
-      } else if (g.lhs_dilation[last] == 1) {
-        auto const [lo, hi] = inside_columns(g, first);
-        std::fill(dst, dst + lo, T{0});
-        T const* src = feature + *source + first * step;
-        auto const stride = g.strides[last] * step;
-        if (stride == 1) std::copy(src + lo, src + hi, dst + lo);
-        else
-          for (auto c = lo; c < hi; ++c) dst[c] = src[c * stride];
-        std::fill(dst + hi, dst + row, T{0});
+    T* window_rows = patches + i * g.window_size() * pitch;
+    for_each_window_run(g, g.lhs_spatial, [&](WindowRun const& run) {
+      T* dst = window_rows + run.k * pitch + run.column;
+      auto const span = run.rows * row;
+      if (!run.source) {
+        std::fill(dst, dst + span, T{0});
+      } else if (g.lhs_dilation[last] != 1) {
+        for (std::int64_t r = 0; r < run.rows; ++r)
+          for (std::int64_t c = 0; c < row; ++c) {
+            auto const at = dilated_source(g, run.first, c);
+            dst[r * row + c] = at < 0 ? T{0} : feature[*run.source + r * run.source_step + at * step];
+          }
+      } else if (auto const [lo, hi] = inside_columns(g, run.first); lo >= hi) {
+        std::fill(dst, dst + span, T{0});
+      } else if (T const* src = feature + *run.source + run.first * step; stride == 1 && run.source_step == row) {
+        // The rows' inputs follow each other as their outputs do (SAME
+        // padding, unit strides): one copy, whose reads between one row's
+        // last inside column and the next row's first land on the padding
+        // columns, zeroed after.
+        std::copy(src + lo, src + (span - row) + hi, dst + lo);
+        for (std::int64_t c = 0; c < lo; ++c)
+          for (std::int64_t r = 0; r < run.rows; ++r) dst[r * row + c] = T{0};
+        for (auto c = hi; c < row; ++c)
+          for (std::int64_t r = 0; r < run.rows; ++r) dst[r * row + c] = T{0};
       } else {
-        for (std::int64_t c = 0; c < row; ++c) {
-          auto const at = dilated_source(g, first, c);
-          dst[c] = at < 0 ? T{0} : feature[*source + at * step];
+        for (std::int64_t r = 0; r < run.rows; ++r, dst += row, src += run.source_step) {
+          std::fill(dst, dst + lo, T{0});
+          for (auto c = lo; c < hi; ++c) dst[c] = src[c * stride];
+          std::fill(dst + hi, dst + row, T{0});
         }
       }
     });
@@ -564,7 +611,7 @@ void conv_patches_by_window(ConvGeometry const& g, T const* in, std::int64_t fea
       T const* feature = in + i * g.lhs_feature_stride;
       T* dst = col + i * window;
       do {
-        auto const source = row_source(g, s, k, g.lhs_spatial);
+        auto const source = row_source(g, s, k, g.lhs_spatial, last);
         // Along the window's last dim: position first + j * rhs_dilation for window index j.
         auto const first = s[last] * g.strides[last] - g.pad_lo[last];
         auto const dil = g.rhs_dilation[last], in_dil = g.lhs_dilation[last];
@@ -600,23 +647,24 @@ void conv_patches_by_window(ConvGeometry const& g, T const* in, std::int64_t fea
 template <class T>
 void conv_shift_add(ConvGeometry const& g, Strides const& z_strides, T const* z, std::int64_t z_pitch, T* out) {
   auto const last = g.in.size() - 1;
-  auto const row = g.out[last];
-  for_each_window_row(g, z_strides, [&](std::int64_t k, std::int64_t column, std::optional<std::int64_t> source,
-                                        std::int64_t first) {
-    if (!source) return;
-    T* dst = out + column;
-    T const* src = z + k * z_pitch + *source;
+  auto const row = g.out[last], stride = g.strides[last];
+  for_each_window_run(g, z_strides, [&](WindowRun const& run) {
+    if (!run.source) return;
+    T* dst = out + run.column;
+    T const* src = z + run.k * z_pitch + *run.source;
     if (g.lhs_dilation[last] == 1) {
-      auto const [lo, hi] = inside_columns(g, first);
-      auto const stride = g.strides[last];
-      src += first;
-      if (stride == 1)
-        for (auto c = lo; c < hi; ++c) dst[c] += src[c];
-      else
-        for (auto c = lo; c < hi; ++c) dst[c] += src[c * stride];
+      auto const [lo, hi] = inside_columns(g, run.first);
+      src += run.first;
+      for (std::int64_t r = 0; r < run.rows; ++r, dst += row, src += run.source_step) {
+        if (stride == 1)
+          for (auto c = lo; c < hi; ++c) dst[c] += src[c];
+        else
+          for (auto c = lo; c < hi; ++c) dst[c] += src[c * stride];
+      }
     } else {
-      for (std::int64_t c = 0; c < row; ++c)
-        if (auto const at = dilated_source(g, first, c); at >= 0) dst[c] += src[at];
+      for (std::int64_t r = 0; r < run.rows; ++r, dst += row, src += run.source_step)
+        for (std::int64_t c = 0; c < row; ++c)
+          if (auto const at = dilated_source(g, run.first, c); at >= 0) dst[c] += src[at];
     }
   });
 }
