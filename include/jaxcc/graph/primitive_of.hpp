@@ -240,6 +240,17 @@ Trace* find_trace(Operands const&... operands) {
   return innermost.get();
 }
 
+/// An application's primitive object, held through its base: every
+/// primitive then shares one shared_ptr control block type, where
+/// make_shared would compile one per PrimitiveOf type, each with its own
+/// vtable (a second allocation per recorded equation is the price).
+template <class P, class... Operands>
+std::shared_ptr<PrimitiveBase const> new_primitive(typename P::Params const& params, Operands const&... operands) {
+  PrimitiveBase const* primitive = new PrimitiveOf<P, Operands...>(
+      params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...});
+  return std::shared_ptr<PrimitiveBase const>(primitive);
+}
+
 /// Runs one application of a primitive on concrete operands of which some
 /// are laid out on a mesh, partitioned over its devices as a sharded jit of
 /// it would be; nullopt where it cannot (then the kernel runs whole).
@@ -271,9 +282,7 @@ auto apply_sharded(typename P::Params const& params, Operands const&... operands
   if (!apply) return std::nullopt;
   std::vector<AnyArray> arrays;
   for_each_operand_array([&](auto const& a) { arrays.emplace_back(a); }, operands...);
-  auto const out = apply(std::make_shared<PrimitiveOf<P, Operands...>>(
-                             params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
-                         arrays);
+  auto const out = apply(new_primitive<P>(params, operands...), arrays);
   if (!out) return std::nullopt;
   if constexpr (std::same_as<Out, AnyArray>) return *out;
   else return out->template as<typename Out::value_type>();
@@ -290,9 +299,7 @@ auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Ope
   else if constexpr (std::same_as<Out, AnyArray>) out_dtype = std::get<0>(std::tie(operands...)).dtype();
   else out_dtype = dtype_of<typename Out::value_type>;
   auto out = trace.new_var(out_dtype, std::move(out_shape));
-  trace.record(std::make_shared<PrimitiveOf<P, Operands...>>(
-                   params, std::array<std::size_t, sizeof...(Operands)>{detail::operand_traits<Operands>::count(operands)...}),
-               std::move(inputs), {out});
+  trace.record(new_primitive<P>(params, operands...), std::move(inputs), {out});
   if constexpr (std::same_as<Out, AnyArray>) return Trace::traced_any(out);
   else return Trace::traced_array<typename Out::value_type>(out);
 }
