@@ -288,18 +288,30 @@ auto apply_sharded(typename P::Params const& params, Operands const&... operands
   else return out->template as<typename Out::value_type>();
 }
 
+/// Records an equation of `primitive` on `operands` with one output of
+/// `dtype` and `shape`, and returns the output's var: what recording does
+/// whatever the primitive, compiled once rather than in each typed record.
+inline VarPtr record_equation(Trace& trace, std::shared_ptr<PrimitiveBase const> primitive,
+                              std::span<AnyArray const> operands, DType dtype, Shape shape) {
+  std::vector<VarPtr> inputs;
+  inputs.reserve(operands.size());
+  for (auto const& operand : operands) inputs.push_back(trace.var_for(operand));
+  auto out = trace.new_var(dtype, std::move(shape));
+  trace.record(std::move(primitive), std::move(inputs), {out});
+  return out;
+}
+
 /// Record an application of P in `trace`; returns its traced output.
 template <class P, class... Operands>
 auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Operands const&... operands) {
   using Out = decltype(P::impl(params, out_shape, operands...));
-  std::vector<VarPtr> inputs;
-  for_each_operand_array([&](auto const& a) { inputs.push_back(trace.var_for(AnyArray(a))); }, operands...);
+  std::vector<AnyArray> arrays;
+  for_each_operand_array([&](auto const& a) { arrays.emplace_back(a); }, operands...);
   DType out_dtype{};
   if constexpr (requires { P::out_dtype(params, operands...); }) out_dtype = P::out_dtype(params, operands...);
   else if constexpr (std::same_as<Out, AnyArray>) out_dtype = std::get<0>(std::tie(operands...)).dtype();
   else out_dtype = dtype_of<typename Out::value_type>;
-  auto out = trace.new_var(out_dtype, std::move(out_shape));
-  trace.record(new_primitive<P>(params, operands...), std::move(inputs), {out});
+  auto const out = record_equation(trace, new_primitive<P>(params, operands...), arrays, out_dtype, std::move(out_shape));
   if constexpr (std::same_as<Out, AnyArray>) return Trace::traced_any(out);
   else return Trace::traced_array<typename Out::value_type>(out);
 }
