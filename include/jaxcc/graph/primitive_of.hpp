@@ -163,6 +163,16 @@ Array<T> zeros_view(Shape const& shape) {
   return view(one, shape, Strides(shape.size(), 0), offset_of(one));
 }
 
+/// A tangent as a rule takes it: a symbolic zero (none) made real as a
+/// zeros_view of the primal's shape and element type. (Here, not in
+/// PrimitiveOf, so that the dispatch over element types is compiled once.)
+inline AnyArray tangent_or_zeros(AnyArray const& primal, graph::MaybeArray const& tangent) {
+  if (tangent) return *tangent;
+  return primal.visit([](auto const& a) -> AnyArray {
+    return zeros_view<typename std::remove_cvref_t<decltype(a)>::value_type>(a.shape());
+  });
+}
+
 template <class X>
 struct is_symbolic_zero : std::false_type {};
 template <Element T>
@@ -584,12 +594,7 @@ class PrimitiveOf final : public PrimitiveBase {
   std::tuple<Operands...> rebuild_tangents(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents) const {
     std::vector<AnyArray> filled;
     filled.reserve(primals.size());
-    for (std::size_t i = 0; i < primals.size(); ++i) {
-      if (tangents[i]) filled.push_back(*tangents[i]);
-      else filled.push_back(primals[i].visit([](auto const& a) -> AnyArray {
-        return detail::zeros_view<typename std::remove_cvref_t<decltype(a)>::value_type>(a.shape());
-      }));
-    }
+    for (std::size_t i = 0; i < primals.size(); ++i) filled.push_back(detail::tangent_or_zeros(primals[i], tangents[i]));
     return rebuild(filled);
   }
 
