@@ -201,59 +201,84 @@ void evaluate_row(E const& e, RowState<leaf_count<E>> const& s, bool unit_or_bro
   scalar_rows(e, s, dst, 0, len);
 }
 
+/// A region's loop as far as it does not depend on the region: its N
+/// leaves (data, element size, strides broadcast to the output's shape;
+/// strides[0] the output's), the output, and the region's two row kernels
+/// behind pointers. Written once per leaf count rather than per region, as
+/// each region's loop would otherwise compile its own layout and thread
+/// split around its kernels.
+template <std::size_t N>
+struct RegionLoop {
+  Shape const& shape;
+  std::array<void const*, N> base{};
+  std::array<std::size_t, N> element_size{};
+  std::array<Strides, N + 1> strides{};
+  bool all_dense = true;  // every leaf contiguous with the output's own shape
+  void* dst = nullptr;
+  std::size_t out_size = 0;  // bytes per output element
+  void const* region = nullptr;
+  /// Elements [lo, hi) when every leaf is dense; chunks start on multiples of `align`.
+  void (*dense)(void const* region, RowState<N> const& s, void* dst, std::int64_t lo, std::int64_t hi) = nullptr;
+  std::int64_t align = 1;
+  /// One row of `len` elements, leaf k read at s.ptr[k] stepping s.stride[k].
+  void (*row)(void const* region, RowState<N> const& s, bool unit_or_broadcast, void* dst, std::int64_t len) = nullptr;
+};
+
+template <std::size_t N>
+void run_region_loop(RegionLoop<N> const& loop) {
+  auto const n = loop.shape.numel();
+  if (loop.all_dense) {
+    RowState<N> s;
+    s.ptr = loop.base;
+    s.stride.fill(1);
+    jaxcc::detail::parallel_chunks(n, loop.align, [&](std::int64_t lo, std::int64_t hi) { loop.dense(loop.region, s, loop.dst, lo, hi); });
+    return;
+  }
+  auto layout = jaxcc::detail::merge_dimensions<N + 1>(loop.shape, loop.strides);
+  jaxcc::detail::for_each_row(layout, [&](auto const& off, std::int64_t len, auto const& step) {
+    RowState<N> s;
+    bool unit_or_broadcast = true;
+    for (std::size_t j = 0; j < N; ++j) {
+      s.ptr[j] = static_cast<char const*>(loop.base[j]) + off[j + 1] * static_cast<std::int64_t>(loop.element_size[j]);
+      s.stride[j] = step[j + 1];
+      unit_or_broadcast = unit_or_broadcast && (step[j + 1] == 0 || step[j + 1] == 1);
+    }
+    loop.row(loop.region, s, unit_or_broadcast, static_cast<char*>(loop.dst) + off[0] * static_cast<std::int64_t>(loop.out_size), len);
+  });
+}
+
 /// Run the fused loop of a region whose leaves are all concrete.
 template <class E>
 Array<typename E::value_type> evaluate_concrete(E const& e) {
   using R = typename E::value_type;
   constexpr std::size_t N = leaf_count<E>;
-  // Named, not a structured binding: clang before 16 cannot capture those in lambdas.
   auto allocation = jaxcc::detail::allocate<R>(e.shape());
-  auto& out = allocation.first;
-  R* const dst = allocation.second;
-  auto const n = e.size();
-  if (n == 0) return out;
+  if (e.size() == 0) return allocation.first;
 
-  // Each leaf's data and its strides as broadcast to the output's shape.
-  std::array<void const*, N> base{};
-  std::array<std::size_t, N> element_size{};
-  std::array<Strides, N + 1> strides;
-  strides[0] = jaxcc::detail::contiguous_strides(e.shape());
-  bool all_dense = true;  // every leaf contiguous with the output's own shape
+  RegionLoop<N> loop{e.shape()};
+  loop.strides[0] = jaxcc::detail::contiguous_strides(e.shape());
   std::size_t k = 0;
   for_each_leaf(e, [&](auto const& leaf) {
     using T = typename std::remove_cvref_t<decltype(leaf)>::value_type;
-    base[k] = leaf.data();
-    element_size[k] = sizeof(T);
-    strides[k + 1] = jaxcc::detail::broadcast_strides(leaf.shape(), leaf.strides(), e.shape());
-    all_dense = all_dense && leaf.shape() == e.shape() && leaf.is_contiguous();
+    loop.base[k] = leaf.data();
+    loop.element_size[k] = sizeof(T);
+    loop.strides[k + 1] = jaxcc::detail::broadcast_strides(leaf.shape(), leaf.strides(), e.shape());
+    loop.all_dense = loop.all_dense && leaf.shape() == e.shape() && leaf.is_contiguous();
     ++k;
   });
-
-  if (all_dense) {
-    RowState<N> s;
-    s.ptr = base;
-    s.stride.fill(1);
-    if constexpr (vectorizable<E>) {
-      jaxcc::detail::parallel_chunks(n, xsimd::batch<simd_lane_t<R>>::size,
-                                     [&](std::int64_t lo, std::int64_t hi) { simd_rows<true>(e, s, dst, lo, hi); });
-    } else {
-      jaxcc::detail::parallel_chunks(n, 1, [&](std::int64_t lo, std::int64_t hi) { scalar_rows(e, s, dst, lo, hi); });
-    }
-    return out;
-  }
-
-  auto layout = jaxcc::detail::merge_dimensions<N + 1>(e.shape(), strides);
-  jaxcc::detail::for_each_row(layout, [&](auto const& off, std::int64_t len, auto const& step) {
-    RowState<N> s;
-    bool unit_or_broadcast = true;
-    for (std::size_t j = 0; j < N; ++j) {
-      s.ptr[j] = static_cast<char const*>(base[j]) + off[j + 1] * static_cast<std::int64_t>(element_size[j]);
-      s.stride[j] = step[j + 1];
-      unit_or_broadcast = unit_or_broadcast && (step[j + 1] == 0 || step[j + 1] == 1);
-    }
-    evaluate_row(e, s, unit_or_broadcast, dst + off[0], len);
-  });
-  return out;
+  loop.dst = allocation.second;
+  loop.out_size = sizeof(R);
+  loop.region = &e;
+  loop.dense = [](void const* region, RowState<N> const& s, void* dst, std::int64_t lo, std::int64_t hi) {
+    if constexpr (vectorizable<E>) simd_rows<true>(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
+    else scalar_rows(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
+  };
+  if constexpr (vectorizable<E>) loop.align = xsimd::batch<simd_lane_t<R>>::size;
+  loop.row = [](void const* region, RowState<N> const& s, bool unit_or_broadcast, void* dst, std::int64_t len) {
+    evaluate_row(*static_cast<E const*>(region), s, unit_or_broadcast, static_cast<R*>(dst), len);
+  };
+  run_region_loop(loop);
+  return allocation.first;
 }
 
 }  // namespace jaxcc::fusion
