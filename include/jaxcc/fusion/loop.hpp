@@ -231,7 +231,8 @@ void run_region_loop(RegionLoop<N> const& loop) {
     RowState<N> s;
     s.ptr = loop.base;
     s.stride.fill(1);
-    jaxcc::detail::parallel_chunks(n, loop.align, [&](std::int64_t lo, std::int64_t hi) { loop.dense(loop.region, s, loop.dst, lo, hi); });
+    jaxcc::detail::parallel_chunks(n, loop.align,
+                                   [&](std::int64_t lo, std::int64_t hi) { loop.dense(loop.region, s, loop.dst, lo, hi); });
     return;
   }
   auto layout = jaxcc::detail::merge_dimensions<N + 1>(loop.shape, loop.strides);
@@ -243,7 +244,8 @@ void run_region_loop(RegionLoop<N> const& loop) {
       s.stride[j] = step[j + 1];
       unit_or_broadcast = unit_or_broadcast && (step[j + 1] == 0 || step[j + 1] == 1);
     }
-    loop.row(loop.region, s, unit_or_broadcast, static_cast<char*>(loop.dst) + off[0] * static_cast<std::int64_t>(loop.out_size), len);
+    auto* const dst = static_cast<char*>(loop.dst) + off[0] * static_cast<std::int64_t>(loop.out_size);
+    loop.row(loop.region, s, unit_or_broadcast, dst, len);
   });
 }
 
