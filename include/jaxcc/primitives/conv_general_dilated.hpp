@@ -529,7 +529,7 @@ void for_each_window_run(ConvGeometry const& g, Strides const& in_strides, Visit
 inline std::pair<std::int64_t, std::int64_t> inside_columns(ConvGeometry const& g, std::int64_t first) {
   auto const last = g.in.size() - 1;
   auto const stride = g.strides[last], row = g.out[last], in = g.in[last];
-  // Each ceil((bound - first) / stride), without a division at unit stride: this runs once per row.
+  // Each ceil((bound - first) / stride), without a division at unit stride (once per run of rows).
   auto const columns_before = [&](std::int64_t bound) {
     return bound - first <= 0 ? 0 : stride == 1 ? bound - first : (bound - first + stride - 1) / stride;
   };
