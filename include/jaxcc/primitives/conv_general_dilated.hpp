@@ -529,12 +529,9 @@ void for_each_window_run(ConvGeometry const& g, Strides const& in_strides, Visit
 inline std::pair<std::int64_t, std::int64_t> inside_columns(ConvGeometry const& g, std::int64_t first) {
   auto const last = g.in.size() - 1;
   auto const stride = g.strides[last], row = g.out[last], in = g.in[last];
-  // Each ceil((bound - first) / stride), without a division at unit stride (once per run of rows).
-  auto const columns_before = [&](std::int64_t bound) {
-    return bound - first <= 0 ? 0 : stride == 1 ? bound - first : (bound - first + stride - 1) / stride;
-  };
-  auto const lo = std::min(columns_before(0), row);
-  return {lo, std::clamp<std::int64_t>(columns_before(in), lo, row)};
+  auto const lo = std::min(first >= 0 ? 0 : (-first + stride - 1) / stride, row);
+  auto const hi = std::clamp<std::int64_t>(in - first <= 0 ? 0 : (in - first + stride - 1) / stride, lo, row);
+  return {lo, hi};
 }
 
 /// Along a dilated last dim: the input index column c reads, or -1.
