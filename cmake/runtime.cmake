@@ -27,6 +27,9 @@ namespace jaxcc {
 #define JAXCC_INSTANCE(...) template class graph::PrimitiveOf<__VA_ARGS__>;
 JAXCC_RUNTIME_INSTANCES_${GROUP}(JAXCC_INSTANCE)
 #undef JAXCC_INSTANCE
+#define JAXCC_REGION(...) template struct fusion::Region<__VA_ARGS__>;
+JAXCC_RUNTIME_REGIONS_${GROUP}(JAXCC_REGION)
+#undef JAXCC_REGION
 #define JAXCC_OP_RULES(...) \\
   template void fusion::op_row<__VA_ARGS__>(void const* const*, std::int64_t const*, void*, std::int64_t); \\
   template std::uint32_t fusion::OpRules<__VA_ARGS__>::tangent(fusion::ProgramBuilder&, std::uint32_t const*, \\

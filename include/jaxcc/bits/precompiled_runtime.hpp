@@ -50,6 +50,11 @@ namespace jaxcc {
 #define JAXCC_EXTERN_INSTANCE(...) extern template class graph::PrimitiveOf<__VA_ARGS__>;
 JAXCC_RUNTIME_INSTANCES(JAXCC_EXTERN_INSTANCE)
 #undef JAXCC_EXTERN_INSTANCE
+// Each elementwise op as a one-op region of a file's own (its record and
+// loops under a transform).
+#define JAXCC_EXTERN_REGION(...) extern template struct fusion::Region<__VA_ARGS__>;
+JAXCC_RUNTIME_REGIONS(JAXCC_EXTERN_REGION)
+#undef JAXCC_EXTERN_REGION
 // Each op's row kernel and tangent builder, which the programs of a file's
 // own regions (their derivatives, jit's fused runs) point at.
 #define JAXCC_EXTERN_OP_RULES(...)                                                                               \

@@ -5,7 +5,8 @@
 // and every elementwise op as a one-op fused region at every dtype and mix
 // of array and scalar operands it takes. Each entry of
 // JAXCC_RUNTIME_INSTANCES_<GROUP> is the template arguments of one
-// graph::PrimitiveOf, in namespace jaxcc; each of JAXCC_RUNTIME_OP_RULES_<GROUP>
+// graph::PrimitiveOf, in namespace jaxcc; each of JAXCC_RUNTIME_REGIONS_<GROUP>
+// the expression of one fusion::Region; each of JAXCC_RUNTIME_OP_RULES_<GROUP>
 // those of one op's row kernel and tangent builder (fusion::op_row,
 // fusion::OpRules<...>::tangent), which programs of any region reach;
 // each group is one source file of the library.
@@ -13,164 +14,166 @@
 
 // clang-format off
 #define JAXCC_RUNTIME_INSTANCES_ARITHMETIC(X) \
-  X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::div_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, Array<float>, Array<float>>>, Array<float>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<float>, fusion::ScalarLeaf<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::div_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::div_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::atan2_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::logaddexp_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, Array<double>, Array<double>>>, Array<double>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::fma_p, Array<double>, fusion::ScalarLeaf<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::max_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::min_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
+
+#define JAXCC_RUNTIME_REGIONS_ARITHMETIC(X) \
+  X(fusion::Expr<primitives::div_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::atan2_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::logaddexp_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::div_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::atan2_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::logaddexp_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::div_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::atan2_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::logaddexp_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::fma_p, Array<float>, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::fma_p, Array<float>, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::fma_p, Array<float>, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::fma_p, Array<float>, fusion::ScalarLeaf<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::div_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::atan2_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::logaddexp_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::div_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::atan2_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::logaddexp_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::div_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::atan2_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::logaddexp_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::fma_p, Array<double>, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::fma_p, Array<double>, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::fma_p, Array<double>, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::fma_p, Array<double>, fusion::ScalarLeaf<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::add_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::add_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::add_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::sub_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::sub_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::mul_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::mul_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::max_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::max_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::max_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::min_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::min_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::min_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::pow_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::pow_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::rem_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::rem_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::add_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::add_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::add_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::sub_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::sub_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::mul_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::mul_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::max_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::max_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::max_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::min_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::min_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::min_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::pow_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::pow_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::rem_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::rem_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::add_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::add_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::sub_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::sub_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::mul_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::mul_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::max_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::max_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::max_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::min_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::min_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::min_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::pow_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::pow_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::rem_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::rem_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::add_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::add_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::sub_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::sub_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::mul_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::mul_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::max_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::max_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::max_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::min_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::min_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::min_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::pow_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::pow_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::rem_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::rem_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::add_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::add_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::add_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::sub_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::sub_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::sub_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::mul_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::mul_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::max_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::max_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::max_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::min_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::min_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::min_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::pow_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::pow_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::pow_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::rem_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::rem_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::rem_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_left_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_right_logical_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::shift_right_arithmetic_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
 
 #define JAXCC_RUNTIME_OP_RULES_ARITHMETIC(X) \
   X(primitives::div_p, float, float) \
@@ -277,147 +280,151 @@
   X(primitives::sharding_constraint_p, Array<bool>) \
   X(primitives::axis_index_p) \
 
+#define JAXCC_RUNTIME_REGIONS_COLLECTIVES(X) \
+
 #define JAXCC_RUNTIME_OP_RULES_COLLECTIVES(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_COMPARE(X) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<float>, Array<float>>>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<float>, fusion::ScalarLeaf<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<double>, Array<double>>>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<double>, fusion::ScalarLeaf<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::le_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::and_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::or_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::add_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>) \
+
+#define JAXCC_RUNTIME_REGIONS_COMPARE(X) \
+  X(fusion::Expr<primitives::eq_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::eq_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::ne_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::ne_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::lt_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::lt_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::le_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::le_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::le_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::gt_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::gt_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::ge_p, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::ge_p, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::eq_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::eq_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::ne_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::ne_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::lt_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::lt_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::le_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::le_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::le_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::gt_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::gt_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::ge_p, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::ge_p, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::eq_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::eq_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::ne_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::ne_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::lt_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::lt_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::le_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::le_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::le_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::gt_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::gt_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::ge_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::ge_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::eq_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::eq_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::ne_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::ne_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::lt_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::lt_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::le_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::le_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::le_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::gt_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::gt_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::ge_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::ge_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::eq_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::eq_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::ne_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::ne_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::lt_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::lt_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::lt_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::le_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::le_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::le_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::gt_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::gt_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::gt_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::ge_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::ge_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::ge_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::and_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::and_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::or_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::or_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::xor_p, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::xor_p, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::and_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::and_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::or_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::or_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::xor_p, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::xor_p, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::and_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::and_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::and_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::or_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::or_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::or_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::xor_p, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::xor_p, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::and_p, Array<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::and_p, Array<bool>, fusion::ScalarLeaf<bool>>) \
+  X(fusion::Expr<primitives::and_p, fusion::ScalarLeaf<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::or_p, Array<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::or_p, Array<bool>, fusion::ScalarLeaf<bool>>) \
+  X(fusion::Expr<primitives::or_p, fusion::ScalarLeaf<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::xor_p, Array<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::xor_p, Array<bool>, fusion::ScalarLeaf<bool>>) \
+  X(fusion::Expr<primitives::xor_p, fusion::ScalarLeaf<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::add_p, Array<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::add_p, Array<bool>, fusion::ScalarLeaf<bool>>) \
+  X(fusion::Expr<primitives::add_p, fusion::ScalarLeaf<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::mul_p, Array<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::mul_p, Array<bool>, fusion::ScalarLeaf<bool>>) \
+  X(fusion::Expr<primitives::mul_p, fusion::ScalarLeaf<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::eq_p, Array<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::eq_p, Array<bool>, fusion::ScalarLeaf<bool>>) \
+  X(fusion::Expr<primitives::eq_p, fusion::ScalarLeaf<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::ne_p, Array<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::ne_p, Array<bool>, fusion::ScalarLeaf<bool>>) \
+  X(fusion::Expr<primitives::ne_p, fusion::ScalarLeaf<bool>, Array<bool>>) \
 
 #define JAXCC_RUNTIME_OP_RULES_COMPARE(X) \
   X(primitives::eq_p, float, float) \
@@ -476,6 +483,8 @@
   X(primitives::dot_general_p, Array<bool>, Array<bool>) \
   X(primitives::conv_general_dilated_p, Array<float>, Array<float>) \
   X(primitives::conv_general_dilated_p, Array<double>, Array<double>) \
+
+#define JAXCC_RUNTIME_REGIONS_CONTRACTION(X) \
 
 #define JAXCC_RUNTIME_OP_RULES_CONTRACTION(X) \
 
@@ -540,6 +549,8 @@
   X(primitives::scatter_add_p, Array<bool>, Array<std::int64_t>, Array<bool>) \
   X(primitives::dynamic_slice_p, Array<bool>, std::vector<Array<std::int64_t>>) \
   X(primitives::dynamic_update_slice_p, Array<bool>, Array<bool>, std::vector<Array<std::int64_t>>) \
+
+#define JAXCC_RUNTIME_REGIONS_INDEXING(X) \
 
 #define JAXCC_RUNTIME_OP_RULES_INDEXING(X) \
 
@@ -636,6 +647,8 @@
   X(primitives::reduce_or_p, Array<bool>) \
   X(primitives::reduce_and_p, Array<bool>) \
 
+#define JAXCC_RUNTIME_REGIONS_LAYOUT(X) \
+
 #define JAXCC_RUNTIME_OP_RULES_LAYOUT(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_LINALG(X) \
@@ -652,6 +665,8 @@
   X(primitives::svd_p, Array<double>) \
   X(primitives::triangular_solve_p, Array<double>, Array<double>) \
 
+#define JAXCC_RUNTIME_REGIONS_LINALG(X) \
+
 #define JAXCC_RUNTIME_OP_RULES_LINALG(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_RANDOM(X) \
@@ -662,33 +677,37 @@
   X(primitives::random_fold_in_p, Array<std::uint32_t>, Array<std::uint32_t>) \
   X(primitives::random_permutation_p, Array<std::uint32_t>) \
 
+#define JAXCC_RUNTIME_REGIONS_RANDOM(X) \
+
 #define JAXCC_RUNTIME_OP_RULES_RANDOM(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_SELECT(X) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<float>, Array<float>>>, Array<bool>, Array<float>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<float>, fusion::ScalarLeaf<float>>>, Array<bool>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<float>, Array<float>>>, Array<bool>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<float>, fusion::ScalarLeaf<float>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<double>, Array<double>>>, Array<bool>, Array<double>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<double>, fusion::ScalarLeaf<double>>>, Array<bool>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<double>, Array<double>>>, Array<bool>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<double>, fusion::ScalarLeaf<double>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::int32_t>, Array<std::int32_t>>>, Array<bool>, Array<std::int32_t>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<bool>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>>, Array<bool>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::int64_t>, Array<std::int64_t>>>, Array<bool>, Array<std::int64_t>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<bool>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>>, Array<bool>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::uint32_t>, Array<std::uint32_t>>>, Array<bool>, Array<std::uint32_t>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<bool>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>>, Array<bool>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<bool>, Array<bool>>>, Array<bool>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, Array<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, Array<bool>>>, Array<bool>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, fusion::ScalarLeaf<bool>>>, Array<bool>) \
+
+#define JAXCC_RUNTIME_REGIONS_SELECT(X) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<float>, Array<float>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<float>, fusion::ScalarLeaf<float>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<double>, Array<double>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<double>, fusion::ScalarLeaf<double>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int32_t>, fusion::ScalarLeaf<std::int32_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int64_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::int64_t>, fusion::ScalarLeaf<std::int64_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::uint32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<std::uint32_t>, fusion::ScalarLeaf<std::uint32_t>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, Array<bool>, fusion::ScalarLeaf<bool>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, Array<bool>>) \
+  X(fusion::Expr<primitives::select_p, Array<bool>, fusion::ScalarLeaf<bool>, fusion::ScalarLeaf<bool>>) \
 
 #define JAXCC_RUNTIME_OP_RULES_SELECT(X) \
   X(primitives::select_p, bool, float, float) \
@@ -738,103 +757,107 @@
   X(primitives::argsort_p, Array<bool>) \
   X(primitives::searchsorted_p, Array<bool>, Array<bool>) \
 
+#define JAXCC_RUNTIME_REGIONS_SORTING(X) \
+
 #define JAXCC_RUNTIME_OP_RULES_SORTING(X) \
 
 #define JAXCC_RUNTIME_INSTANCES_UNARY(X) \
-  X(primitives::fused_p<fusion::Expr<primitives::sin_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::cos_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::tan_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::tanh_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::exp_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::expm1_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::log_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::log1p_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sqrt_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::logistic_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::atan_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::floor_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::round_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::erf_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::erfc_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::erf_inv_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::is_finite_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lgamma_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::digamma_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::polygamma_p, fusion::ScalarLeaf<float>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sin_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::cos_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::tan_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::tanh_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::exp_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::expm1_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::log_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::log1p_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sqrt_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::logistic_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::atan_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::floor_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::round_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::erf_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::erfc_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::erf_inv_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::is_finite_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::lgamma_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::digamma_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::polygamma_p, fusion::ScalarLeaf<double>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::square_p, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::square_p, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::square_p, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::square_p, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::neg_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::abs_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::sign_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::square_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::not_p, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::not_p, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::not_p, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::not_p, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<float>>>, Array<float>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<double>>>, Array<double>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<std::int32_t>>>, Array<std::int32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<std::int64_t>>>, Array<std::int64_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<bool>, Array<std::uint32_t>>>, Array<std::uint32_t>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<float>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<double>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int32_t>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::int64_t>, Array<bool>>>, Array<bool>) \
-  X(primitives::fused_p<fusion::Expr<primitives::convert_p<std::uint32_t>, Array<bool>>>, Array<bool>) \
+
+#define JAXCC_RUNTIME_REGIONS_UNARY(X) \
+  X(fusion::Expr<primitives::sin_p, Array<float>>) \
+  X(fusion::Expr<primitives::cos_p, Array<float>>) \
+  X(fusion::Expr<primitives::tan_p, Array<float>>) \
+  X(fusion::Expr<primitives::tanh_p, Array<float>>) \
+  X(fusion::Expr<primitives::exp_p, Array<float>>) \
+  X(fusion::Expr<primitives::expm1_p, Array<float>>) \
+  X(fusion::Expr<primitives::log_p, Array<float>>) \
+  X(fusion::Expr<primitives::log1p_p, Array<float>>) \
+  X(fusion::Expr<primitives::sqrt_p, Array<float>>) \
+  X(fusion::Expr<primitives::logistic_p, Array<float>>) \
+  X(fusion::Expr<primitives::atan_p, Array<float>>) \
+  X(fusion::Expr<primitives::floor_p, Array<float>>) \
+  X(fusion::Expr<primitives::round_p, Array<float>>) \
+  X(fusion::Expr<primitives::erf_p, Array<float>>) \
+  X(fusion::Expr<primitives::erfc_p, Array<float>>) \
+  X(fusion::Expr<primitives::erf_inv_p, Array<float>>) \
+  X(fusion::Expr<primitives::is_finite_p, Array<float>>) \
+  X(fusion::Expr<primitives::lgamma_p, Array<float>>) \
+  X(fusion::Expr<primitives::digamma_p, Array<float>>) \
+  X(fusion::Expr<primitives::polygamma_p, fusion::ScalarLeaf<float>, Array<float>>) \
+  X(fusion::Expr<primitives::sin_p, Array<double>>) \
+  X(fusion::Expr<primitives::cos_p, Array<double>>) \
+  X(fusion::Expr<primitives::tan_p, Array<double>>) \
+  X(fusion::Expr<primitives::tanh_p, Array<double>>) \
+  X(fusion::Expr<primitives::exp_p, Array<double>>) \
+  X(fusion::Expr<primitives::expm1_p, Array<double>>) \
+  X(fusion::Expr<primitives::log_p, Array<double>>) \
+  X(fusion::Expr<primitives::log1p_p, Array<double>>) \
+  X(fusion::Expr<primitives::sqrt_p, Array<double>>) \
+  X(fusion::Expr<primitives::logistic_p, Array<double>>) \
+  X(fusion::Expr<primitives::atan_p, Array<double>>) \
+  X(fusion::Expr<primitives::floor_p, Array<double>>) \
+  X(fusion::Expr<primitives::round_p, Array<double>>) \
+  X(fusion::Expr<primitives::erf_p, Array<double>>) \
+  X(fusion::Expr<primitives::erfc_p, Array<double>>) \
+  X(fusion::Expr<primitives::erf_inv_p, Array<double>>) \
+  X(fusion::Expr<primitives::is_finite_p, Array<double>>) \
+  X(fusion::Expr<primitives::lgamma_p, Array<double>>) \
+  X(fusion::Expr<primitives::digamma_p, Array<double>>) \
+  X(fusion::Expr<primitives::polygamma_p, fusion::ScalarLeaf<double>, Array<double>>) \
+  X(fusion::Expr<primitives::neg_p, Array<float>>) \
+  X(fusion::Expr<primitives::abs_p, Array<float>>) \
+  X(fusion::Expr<primitives::sign_p, Array<float>>) \
+  X(fusion::Expr<primitives::square_p, Array<float>>) \
+  X(fusion::Expr<primitives::neg_p, Array<double>>) \
+  X(fusion::Expr<primitives::abs_p, Array<double>>) \
+  X(fusion::Expr<primitives::sign_p, Array<double>>) \
+  X(fusion::Expr<primitives::square_p, Array<double>>) \
+  X(fusion::Expr<primitives::neg_p, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::abs_p, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::sign_p, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::square_p, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::neg_p, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::abs_p, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::sign_p, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::square_p, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::neg_p, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::abs_p, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::sign_p, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::square_p, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::not_p, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::not_p, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::not_p, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::not_p, Array<bool>>) \
+  X(fusion::Expr<primitives::convert_p<double>, Array<float>>) \
+  X(fusion::Expr<primitives::convert_p<std::int32_t>, Array<float>>) \
+  X(fusion::Expr<primitives::convert_p<std::int64_t>, Array<float>>) \
+  X(fusion::Expr<primitives::convert_p<std::uint32_t>, Array<float>>) \
+  X(fusion::Expr<primitives::convert_p<bool>, Array<float>>) \
+  X(fusion::Expr<primitives::convert_p<float>, Array<double>>) \
+  X(fusion::Expr<primitives::convert_p<std::int32_t>, Array<double>>) \
+  X(fusion::Expr<primitives::convert_p<std::int64_t>, Array<double>>) \
+  X(fusion::Expr<primitives::convert_p<std::uint32_t>, Array<double>>) \
+  X(fusion::Expr<primitives::convert_p<bool>, Array<double>>) \
+  X(fusion::Expr<primitives::convert_p<float>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::convert_p<double>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::convert_p<std::int64_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::convert_p<std::uint32_t>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::convert_p<bool>, Array<std::int32_t>>) \
+  X(fusion::Expr<primitives::convert_p<float>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::convert_p<double>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::convert_p<std::int32_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::convert_p<std::uint32_t>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::convert_p<bool>, Array<std::int64_t>>) \
+  X(fusion::Expr<primitives::convert_p<float>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::convert_p<double>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::convert_p<std::int32_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::convert_p<std::int64_t>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::convert_p<bool>, Array<std::uint32_t>>) \
+  X(fusion::Expr<primitives::convert_p<float>, Array<bool>>) \
+  X(fusion::Expr<primitives::convert_p<double>, Array<bool>>) \
+  X(fusion::Expr<primitives::convert_p<std::int32_t>, Array<bool>>) \
+  X(fusion::Expr<primitives::convert_p<std::int64_t>, Array<bool>>) \
+  X(fusion::Expr<primitives::convert_p<std::uint32_t>, Array<bool>>) \
 
 #define JAXCC_RUNTIME_OP_RULES_UNARY(X) \
   X(primitives::sin_p, float) \
@@ -945,6 +968,19 @@
   JAXCC_RUNTIME_INSTANCES_SELECT(X) \
   JAXCC_RUNTIME_INSTANCES_SORTING(X) \
   JAXCC_RUNTIME_INSTANCES_UNARY(X) \
+
+#define JAXCC_RUNTIME_REGIONS(X) \
+  JAXCC_RUNTIME_REGIONS_ARITHMETIC(X) \
+  JAXCC_RUNTIME_REGIONS_COLLECTIVES(X) \
+  JAXCC_RUNTIME_REGIONS_COMPARE(X) \
+  JAXCC_RUNTIME_REGIONS_CONTRACTION(X) \
+  JAXCC_RUNTIME_REGIONS_INDEXING(X) \
+  JAXCC_RUNTIME_REGIONS_LAYOUT(X) \
+  JAXCC_RUNTIME_REGIONS_LINALG(X) \
+  JAXCC_RUNTIME_REGIONS_RANDOM(X) \
+  JAXCC_RUNTIME_REGIONS_SELECT(X) \
+  JAXCC_RUNTIME_REGIONS_SORTING(X) \
+  JAXCC_RUNTIME_REGIONS_UNARY(X) \
 
 #define JAXCC_RUNTIME_OP_RULES(X) \
   JAXCC_RUNTIME_OP_RULES_ARITHMETIC(X) \

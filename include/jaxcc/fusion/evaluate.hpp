@@ -3,28 +3,21 @@
 // (fusion/fused_primitive.hpp).
 #pragma once
 
-#include <tuple>
-
 #include "jaxcc/fusion/fused_primitive.hpp"
 #include "jaxcc/fusion/loop.hpp"
-#include "jaxcc/primitives/bind.hpp"
-
-// fused_primitive.hpp may be mid-way through its own includes when this
-// header is reached through them; the region primitive is needed only where
-// these templates are instantiated.
-namespace jaxcc::primitives {
-template <class E>
-struct fused_p;
-}
 
 namespace jaxcc::fusion {
+
+// fused_primitive.hpp may be mid-way through its own includes when this
+// header is reached through them; Region is needed only where this
+// template is instantiated.
+template <class E>
+struct Region;
 
 template <class Op, class... Args>
 Expr<Op, Args...>::operator Array<value_type>() const {
   if (!any_leaf_traced(*this) && !any_leaf_sharded(*this)) return evaluate_concrete(*this);
-  return std::apply(
-      [&](auto const&... leaves) { return jaxcc::detail::bind<primitives::fused_p<Expr>>({*this}, leaves...); },
-      leaves_of(*this));
+  return Region<Expr>::apply(*this);
 }
 
 }  // namespace jaxcc::fusion

@@ -1,11 +1,12 @@
 // Programs (fusion/program.hpp) applied to arrays: run on concrete values,
 // recorded as one equation while tracing, and differentiated and batched as
-// data. A region's derivatives are programs (fusion/fused_primitive.hpp);
-// so are theirs, under any nesting of transforms, with no code compiled per
-// region for any of it. None of this binds a primitive: the few operations
-// on whole arrays it needs (summing a cotangent over broadcast dimensions,
-// converting it, moving a mapped axis) go through graph::values, which the
-// transforms fill.
+// data. A region with a traced leaf is recorded as its program, run by the
+// region's own compiled loops (fusion/fused_primitive.hpp); its derivatives
+// are programs, and so are theirs, under any nesting of transforms, with no
+// code compiled per region for any of it. None of this binds a primitive:
+// the few operations on whole arrays it needs (summing a cotangent over
+// broadcast dimensions, converting it, moving a mapped axis) go through
+// graph::values, which the transforms fill.
 #pragma once
 
 #include <algorithm>
@@ -24,10 +25,24 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/fusion/program.hpp"
 #include "jaxcc/graph/jaxpr.hpp"
+#include "jaxcc/graph/primitive_of.hpp"
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 
 namespace jaxcc::fusion {
+
+/// A region's own loops, compiled where the region is written, which run
+/// its program in place of the interpreter: the region (its expression,
+/// whose type fixes the loops and which holds its scalar constants) and two
+/// functions of it.
+struct CompiledRegion {
+  std::shared_ptr<void const> region;
+  /// `count` results into `out`: leaf k read at inputs[k] stepping steps[k]
+  /// elements (as OpKernel::Row).
+  void (*row)(void const* region, void const* const* inputs, std::int64_t const* steps, void* out, std::int64_t count);
+  /// The region on concrete leaves.
+  AnyArray (*evaluate)(void const* region, std::span<AnyArray const> leaves);
+};
 
 // What follows is written once, for every program, but as templates with a
 // defaulted parameter (as graph's call primitives are): a class with
@@ -35,7 +50,8 @@ namespace jaxcc::fusion {
 // at -O2, analysed for devirtualization) in every file that includes this
 // header, used or not.
 template <class = void>
-AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs);
+AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs,
+                       std::shared_ptr<CompiledRegion const> region = nullptr);
 
 /// The programs derived from the programs seen last on this thread (a
 /// tangent, a leaf's cotangent): a loop's eager gradient derives the same
@@ -189,12 +205,14 @@ JAXCC_RUNTIME_INSTANCE(void print_program<void>(graph::JaxprWriter&, Program con
                                                 std::span<std::string const>, graph::Var const&))
 
 /// A recorded application of a program: one elementwise equation, which
-/// jit runs inside a fused run like any region.
+/// jit runs inside a fused run. A region's runs on the region's compiled
+/// loops; a derivative's on the interpreter.
 template <class = void>
 class ProgramPrimitiveT final : public graph::PrimitiveBase {
  public:
-  ProgramPrimitiveT(std::shared_ptr<Program const> program, std::vector<Shape> input_shapes)
-      : program_(std::move(program)), input_shapes_(std::move(input_shapes)) {}
+  ProgramPrimitiveT(std::shared_ptr<Program const> program, std::vector<Shape> input_shapes,
+                    std::shared_ptr<CompiledRegion const> region = nullptr)
+      : program_(std::move(program)), input_shapes_(std::move(input_shapes)), region_(std::move(region)) {}
 
   /// One node prints as its op, as JAX's jaxprs show it; more as `fused`.
   std::string_view name() const override { return single() ? single()->name : "fused"; }
@@ -209,7 +227,7 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
   }
   void evaluate_into(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const override {
     bool const traced = std::any_of(inputs.begin(), inputs.end(), [](AnyArray const& a) { return graph::var_of(a) != nullptr; });
-    if (traced) out.push_back(apply_program(program_, std::vector<AnyArray>(inputs.begin(), inputs.end())));
+    if (traced || region_) out.push_back(apply_program(program_, std::vector<AnyArray>(inputs.begin(), inputs.end()), region_));
     else out.push_back(run_program(*program_, inputs, broadcast_shape_of(inputs)));
   }
   std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
@@ -237,13 +255,15 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
       for (auto missing = rank - (inputs[k].ndim() - 1); missing > 0; --missing) x = graph::values::broadcast_axis(x, 1, 1);
       batched.push_back(std::move(x));
     }
-    return {{apply_program(program_, std::move(batched))}, {graph::BatchDim{0}}};
+    return {{apply_program(program_, std::move(batched), region_)}, {graph::BatchDim{0}}};
   }
   /// Float inputs that hold one value everywhere become constants, and
   /// nodes that then return an operand (`x * 1`) are dropped. Only where the
-  /// other inputs still give the result its shape.
+  /// other inputs still give the result its shape, and not in a region,
+  /// whose one compiled loop outruns the interpreter on fewer inputs.
   std::optional<Folded> folded(std::span<Shape const> shapes,
                                std::span<std::optional<double> const> uniform) const override {
+    if (region_) return std::nullopt;
     auto const fold = [&](std::size_t k) { return uniform[k].has_value() && is_floating(input_dtype(k)); };
     Shape full, kept_shape;
     Folded out;
@@ -299,14 +319,26 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
     out.primitive = std::make_shared<ProgramPrimitiveT>(std::move(program), std::move(kept_shapes));
     return out;
   }
-  /// A program that passes an input on (what folding can leave) returns it.
+  /// The input a program of one node returns as is: one that passes it on
+  /// (what folding can leave), or whose op does given the values known
+  /// (`x * 1`: a constant, or an input that holds one value everywhere).
   std::optional<std::size_t> forwarded_operand(std::span<Shape const>,
-                                               std::span<std::optional<double> const>) const override {
-    auto const& result = program_->values[program_->result];
-    if (program_->node_count() != 1 || result.op != program_->copy) return std::nullopt;
-    auto const& passed = program_->values[result.args[0]];
-    if (passed.kind != ProgramValue::Kind::input) return std::nullopt;
-    return passed.args[0];
+                                               std::span<std::optional<double> const> uniform) const override {
+    auto const& values = program_->values;
+    auto const& result = values[program_->result];
+    if (program_->node_count() != 1) return std::nullopt;
+    std::optional<std::size_t> passed;
+    if (result.op == program_->copy) {
+      passed = 0;
+    } else if (result.op->forwarded && result.op->arity == 2) {
+      auto const known = [&](std::uint32_t v) -> std::optional<double> {
+        if (values[v].kind == ProgramValue::Kind::constant) return constant_value(values[v]);
+        return uniform[values[v].args[0]];
+      };
+      passed = result.op->forwarded(known(result.args[0]), known(result.args[1]));
+    }
+    if (!passed || values[result.args[*passed]].kind != ProgramValue::Kind::input) return std::nullopt;
+    return values[result.args[*passed]].args[0];
   }
   bool same_as(PrimitiveBase const& other) const override {
     auto const* o = dynamic_cast<ProgramPrimitiveT const*>(&other);
@@ -330,7 +362,8 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
       inputs[k] = values[operands[k]];
       input_steps[k] = steps[operands[k]];
     }
-    run_program_row(*program_, inputs, input_steps, out, count);
+    if (region_) region_->row(region_->region.get(), inputs, input_steps, out, count);
+    else run_program_row(*program_, inputs, input_steps, out, count);
   }
   void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {
@@ -348,16 +381,19 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
   }
   std::shared_ptr<Program const> program_;
   std::vector<Shape> input_shapes_;
+  std::shared_ptr<CompiledRegion const> region_;  // null: run by the interpreter
 };
 JAXCC_RUNTIME_INSTANCE(class ProgramPrimitiveT<void>)
 using ProgramPrimitive = ProgramPrimitiveT<>;
 
-/// `program` applied to `inputs` (broadcast together): run, or recorded in
-/// the innermost trace among them. A program that only passes one of its
-/// inputs on, already of the result's shape, gives that input.
-
+/// `program` applied to `inputs` (broadcast together), with a region's
+/// compiled loops or none: recorded in the innermost trace among them, or
+/// run (a region's on concrete inputs laid out on a mesh, partitioned over
+/// it as an eager op is). A program that only passes one of its inputs on,
+/// already of the result's shape, gives that input.
 template <class>
-AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs) {
+AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs,
+                       std::shared_ptr<CompiledRegion const> region) {
   auto const shape = broadcast_shape_of(inputs);
   auto const& result = program->values[program->result];
   if (program->node_count() == 1 && result.op == program->copy) {
@@ -365,19 +401,25 @@ AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyAr
     if (passed.kind == ProgramValue::Kind::input && inputs[passed.args[0]].shape() == shape) return inputs[passed.args[0]];
   }
   graph::InnermostTrace innermost;
-  for (auto const& in : inputs) innermost.see(graph::var_of(in));
-  auto* trace = innermost.get();
-  if (!trace) return run_program(*program, inputs, shape);
-  std::vector<graph::VarPtr> vars;
-  std::vector<Shape> shapes;
+  bool sharded = false;
   for (auto const& in : inputs) {
-    vars.push_back(trace->var_for(in));
-    shapes.push_back(in.shape());
+    innermost.see(graph::var_of(in));
+    sharded = sharded || jaxcc::detail::impl_of(in).sharding != nullptr;
   }
-  auto out = trace->new_var(program->dtype(), shape);
-  trace->record(std::make_shared<ProgramPrimitive>(std::move(program), std::move(shapes)), std::move(vars), {out});
-  return graph::Trace::traced_any(out);
+  auto* trace = innermost.get();
+  if (!trace && !region) return run_program(*program, inputs, shape);
+  auto const apply_sharded = graph::sharded_apply().load(std::memory_order_acquire);
+  if (!trace && !(sharded && apply_sharded)) return region->evaluate(region->region.get(), inputs);
+  auto const dtype = program->dtype();
+  std::vector<Shape> shapes;
+  for (auto const& in : inputs) shapes.push_back(in.shape());
+  std::shared_ptr<graph::PrimitiveBase const> primitive =
+      std::make_shared<ProgramPrimitive const>(std::move(program), std::move(shapes), region);
+  if (trace) return graph::Trace::traced_any(graph::record_equation(*trace, std::move(primitive), inputs, dtype, shape));
+  if (auto out = apply_sharded(primitive, inputs)) return *std::move(out);
+  return region->evaluate(region->region.get(), inputs);
 }
-JAXCC_RUNTIME_INSTANCE(AnyArray apply_program<void>(std::shared_ptr<Program const>, std::vector<AnyArray>))
+JAXCC_RUNTIME_INSTANCE(AnyArray apply_program<void>(std::shared_ptr<Program const>, std::vector<AnyArray>,
+                                                    std::shared_ptr<CompiledRegion const>))
 
 }  // namespace jaxcc::fusion

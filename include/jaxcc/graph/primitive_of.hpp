@@ -13,11 +13,6 @@
 //   vjp(params, wanted, ct, out, primals...)   -> the same, where wanted[i]
 //                                                 says whether operand i needs
 //                                                 one (std::nullopt if not)
-//   erased_jvp(params, primals, tangents)      -> instead of jvp and vjp,
-//   erased_vjp(params, ct, primals, wanted)       rules that need no operand
-//                                                 types, on type-erased values
-//                                                 (a fused region's: its
-//                                                 derivatives are programs)
 //   expand(params, operands...)                -> instead of jvp and vjp: the
 //                                                 output computed by other
 //                                                 primitives, differentiated
@@ -210,8 +205,6 @@ void append_cotangent(C const& c, std::size_t count, std::vector<graph::MaybeArr
 JAXCC_DECLARES_RULE(jvp)
 JAXCC_DECLARES_RULE(vjp)
 JAXCC_DECLARES_RULE(expand)
-JAXCC_DECLARES_RULE(erased_jvp)
-JAXCC_DECLARES_RULE(erased_vjp)
 JAXCC_DECLARES_RULE(batch)
 JAXCC_DECLARES_RULE(partition)
 JAXCC_DECLARES_RULE(run_row)
@@ -374,8 +367,6 @@ class PrimitiveOf final : public PrimitiveBase {
     // batching operations, indexing) from compiling derivative code for them.
     if constexpr (!may_be_float()) {
       return {std::nullopt};
-    } else if constexpr (has_erased_jvp()) {
-      return {P::erased_jvp(params_, primals, tangents)};
     } else if constexpr (has_jvp()) {
       if (!float_output(outputs[0])) return {std::nullopt};
       auto const out = typed_output(outputs[0]);
@@ -401,8 +392,6 @@ class PrimitiveOf final : public PrimitiveBase {
     if constexpr (!may_be_float()) {  // no cotangent reaches an integer output (as in jvp)
       result.assign(primals.size(), std::nullopt);
       return result;
-    } else if constexpr (has_erased_vjp()) {
-      return P::erased_vjp(params_, *cotangents[0], primals, wanted);
     } else if constexpr (has_vjp()) {
       if (!float_output(outputs[0])) {
         result.assign(primals.size(), std::nullopt);
@@ -541,16 +530,6 @@ class PrimitiveOf final : public PrimitiveBase {
                         rebuild(inputs));
     };
   }
-  static constexpr bool has_erased_jvp() {
-    return requires(Params const& p, std::span<AnyArray const> primals, std::span<MaybeArray const> tangents) {
-      { P::erased_jvp(p, primals, tangents) } -> std::convertible_to<MaybeArray>;
-    };
-  }
-  static constexpr bool has_erased_vjp() {
-    return requires(Params const& p, AnyArray const& ct, std::span<AnyArray const> primals, Wanted wanted) {
-      { P::erased_vjp(p, ct, primals, wanted) } -> std::convertible_to<std::vector<MaybeArray>>;
-    };
-  }
   static constexpr bool has_jvp() {
     return requires(Params const& p, out_type const& out, Operands const&... ops) { P::jvp(p, out, ops..., ops...); };
   }
@@ -608,12 +587,6 @@ class PrimitiveOf final : public PrimitiveBase {
     static_assert(!detail::declares_vjp<P> || has_vjp() || has_expand(),
                   "jaxcc: this primitive's `vjp` rule does not match vjp(params, [wanted,] ct, out, primals...) for "
                   "these operands (see graph/primitive_of.hpp)");
-    static_assert(!detail::declares_erased_jvp<P> || has_erased_jvp(),
-                  "jaxcc: this primitive's `erased_jvp` rule does not match erased_jvp(params, primals, tangents) "
-                  "(see graph/primitive_of.hpp)");
-    static_assert(!detail::declares_erased_vjp<P> || has_erased_vjp(),
-                  "jaxcc: this primitive's `erased_vjp` rule does not match erased_vjp(params, ct, primals, wanted) "
-                  "(see graph/primitive_of.hpp)");
     static_assert(!detail::declares_expand<P> || has_expand() || has_jvp(),
                   "jaxcc: this primitive's `expand` rule does not match expand(params, operands...) for these operands");
     static_assert(!detail::declares_batch<P> || has_batch(),

@@ -3,8 +3,8 @@
 // transpose or broadcast_in_dim, so under an enclosing trace it is recorded.
 // Those two are named here only: including their headers from this one
 // would close include cycles through the primitives that use these helpers;
-// every TU that records a traced value includes them (fusion/
-// fused_primitive.hpp does, through primitives/reduce.hpp).
+// every TU that batches a traced value includes them (through
+// <jaxcc/jaxcc.hpp>, or numpy/creation.hpp and numpy/layout.hpp).
 #pragma once
 
 #include <cstdint>
