@@ -4,11 +4,13 @@
 // (in each comment) and from central differences.
 #include "catch.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <jaxcc/jaxcc.hpp>
@@ -37,10 +39,26 @@ TEST_CASE("a region's program computes what its loop computes", "[program]") {
   // case's x, y, z, then the false case's x and z.
   REQUIRE(program.input_count == 6);
   std::vector<AnyArray> leaves;
-  std::apply([&](auto const&... leaf) { (leaves.emplace_back(leaf), ...); }, jaxcc::fusion::leaves_of(region));
+  jaxcc::fusion::for_each_leaf(region, [&](auto const& leaf) { leaves.emplace_back(leaf); });
   REQUIRE(leaves.size() == 6);
   auto const by_program = jaxcc::fusion::run_program(program, leaves, Shape{3, 4});
   REQUIRE(jaxcc_test::mismatch(by_program.as<double>(), by_loop) == "");
+
+  // The region's own loops, which run its program where a trace recorded it
+  // (jit's fused runs call the row kernel; a concrete evaluation the loop):
+  // the whole region on its leaves, and row by row, each leaf read at its
+  // row stepping 1 along the last axis, or 0 where it is broadcast (y's row
+  // is y, z's a single element).
+  using Compiled = jaxcc::fusion::Region<std::remove_cvref_t<decltype(region)>>;
+  REQUIRE(jaxcc_test::mismatch(Compiled::evaluate(&region, leaves).as<double>(), by_loop) == "");
+  for (std::int64_t r = 0; r < 3; ++r) {
+    std::array<void const*, 6> const rows{x.data() + 4 * r, x.data() + 4 * r, y.data(), z.data() + r, x.data() + 4 * r,
+                                          z.data() + r};
+    std::array<std::int64_t, 6> const steps{1, 1, 1, 0, 1, 0};
+    std::array<double, 4> out{};
+    Compiled::row(&region, rows.data(), steps.data(), out.data(), 4);
+    for (std::int64_t i = 0; i < 4; ++i) REQUIRE(out[i] == by_loop.data()[4 * r + i]);
+  }
 }
 
 TEST_CASE("a region's tangent and cotangents match central differences", "[program][jvp][vjp]") {

@@ -45,14 +45,6 @@ struct leaf_tuple<Expr<Op, Args...>> {
 template <class E>
 using leaf_tuple_t = typename leaf_tuple<E>::type;
 
-template <class E>
-leaf_tuple_t<E> leaves_of(E const& e) {
-  if constexpr (AnArray<E>) return std::tuple<E>{e};
-  else if constexpr (is_expr<E>::value)
-    return std::apply([](auto const&... a) { return std::tuple_cat(leaves_of(a)...); }, e.args());
-  else return std::tuple<>{};
-}
-
 /// The region with its K-th.. leaves replaced by `leaves` (same types; the
 /// shapes may differ, and every node's shape is recomputed).
 template <std::size_t K, class E, class Leaves>
@@ -71,13 +63,16 @@ E substitute(E const& e, Leaves const& leaves) {
 
 template <class E>
 bool any_leaf_traced(E const& e) {
-  return std::apply([](auto const&... l) { return (l.is_traced() || ...); }, leaves_of(e));
+  bool traced = false;
+  for_each_leaf(e, [&](auto const& leaf) { traced = traced || leaf.is_traced(); });
+  return traced;
 }
 /// Whether a leaf is laid out on a mesh (then the region runs partitioned).
 template <class E>
 bool any_leaf_sharded(E const& e) {
-  return std::apply([](auto const&... l) { return ((jaxcc::detail::ArrayAccess::impl(l).sharding != nullptr) || ...); },
-                    leaves_of(e));
+  bool sharded = false;
+  for_each_leaf(e, [&](auto const& leaf) { sharded = sharded || jaxcc::detail::ArrayAccess::impl(leaf).sharding != nullptr; });
+  return sharded;
 }
 
 /// A region with a traced leaf, or a leaf laid out on a mesh: recorded as
@@ -89,6 +84,7 @@ template <class E>
 struct Region {
   using R = typename E::value_type;
   static Array<R> apply(E const& e);
+  static void destroy(void const* region) { delete static_cast<E const*>(region); }
   static void row(void const* region, void const* const* inputs, std::int64_t const* steps, void* out, std::int64_t count);
   static AnyArray evaluate(void const* region, std::span<AnyArray const> leaves);
 };
@@ -96,8 +92,11 @@ struct Region {
 template <class E>
 JAXCC_RUNTIME_INLINE Array<typename E::value_type> Region<E>::apply(E const& e) {
   std::vector<AnyArray> leaves;
-  std::apply([&](auto const&... leaf) { (leaves.emplace_back(leaf), ...); }, leaves_of(e));
-  auto compiled = std::make_shared<CompiledRegion const>(CompiledRegion{std::make_shared<E const>(e), &row, &evaluate});
+  for_each_leaf(e, [&](auto const& leaf) { leaves.emplace_back(leaf); });
+  // The copy of e held through a plain deleter: one shared_ptr control
+  // block type for every region (make_shared would compile one per E).
+  auto compiled = std::make_shared<CompiledRegion const>(
+      CompiledRegion{std::shared_ptr<void const>(static_cast<void const*>(new E(e)), &destroy), &row, &evaluate});
   return apply_program(std::make_shared<Program const>(program_of(e)), std::move(leaves), std::move(compiled)).template as<R>();
 }
 
