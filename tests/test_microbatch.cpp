@@ -4,7 +4,9 @@
 #include "catch.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <jaxcc/jaxcc.hpp>
@@ -146,6 +148,19 @@ TEST_CASE("jit runs a large program in slices, with the same results", "[microba
   REQUIRE_THAT(std::get<1>(jit_grads), AllClose(std::get<1>(grads), 1e-12, 1e-12));
   // The default: a program of this size runs whole.
   REQUIRE_FALSE(jit_call(step, x, w, c).microbatched().has_value());
+}
+
+// JAXCC_JIT_MICROBATCH_BYTES is read once, where jit first needs it: CMake
+// runs this case alone in processes of their own, the variable set to an
+// integer and to text that is not one, and names the threshold jit must
+// then hold in JAXCC_TEST_EXPECTED_MICROBATCH_BYTES (tests/CMakeLists.txt).
+// Run with the rest of the file, neither set, it checks the default.
+TEST_CASE("jit's microbatch threshold is the environment's where that is an integer", "[microbatch][config]") {
+  char const* const expected = std::getenv("JAXCC_TEST_EXPECTED_MICROBATCH_BYTES");
+  INFO("JAXCC_JIT_MICROBATCH_BYTES is set: name the threshold it gives in JAXCC_TEST_EXPECTED_MICROBATCH_BYTES");
+  REQUIRE((expected != nullptr || std::getenv("JAXCC_JIT_MICROBATCH_BYTES") == nullptr));
+  std::int64_t const bytes = expected ? std::stoll(expected) : std::int64_t{48} << 20;
+  REQUIRE(jaxcc::config::jit_microbatch_bytes().load() == bytes);
 }
 
 }  // namespace test_microbatch

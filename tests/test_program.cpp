@@ -48,15 +48,16 @@ TEST_CASE("a region's program computes what its loop computes", "[program]") {
   // (jit's fused runs call the row kernel; a concrete evaluation the loop):
   // the whole region on its leaves, and row by row, each leaf read at its
   // row stepping 1 along the last axis, or 0 where it is broadcast (y's row
-  // is y, z's a single element).
+  // is y, z's a single element); a fused run's values are x, y, z, and the
+  // region reads them by position.
   using Compiled = jaxcc::fusion::Region<std::remove_cvref_t<decltype(region)>>;
   REQUIRE(jaxcc_test::mismatch(Compiled::evaluate(&region, leaves).as<double>(), by_loop) == "");
   for (std::int64_t r = 0; r < 3; ++r) {
-    std::array<void const*, 6> const rows{x.data() + 4 * r, x.data() + 4 * r, y.data(), z.data() + r, x.data() + 4 * r,
-                                          z.data() + r};
-    std::array<std::int64_t, 6> const steps{1, 1, 1, 0, 1, 0};
+    std::array<void const*, 3> const rows{x.data() + 4 * r, y.data(), z.data() + r};
+    std::array<std::int64_t, 3> const steps{1, 1, 0};
+    std::array<std::uint32_t, 6> const operands{0, 0, 1, 2, 0, 2};
     std::array<double, 4> out{};
-    Compiled::row(&region, rows.data(), steps.data(), out.data(), 4);
+    Compiled::row(&region, rows, steps, operands, out.data(), 4);
     for (std::int64_t i = 0; i < 4; ++i) REQUIRE(out[i] == by_loop.data()[4 * r + i]);
   }
 }

@@ -85,7 +85,8 @@ struct Region {
   using R = typename E::value_type;
   static Array<R> apply(E const& e);
   static void destroy(void const* region) { delete static_cast<E const*>(region); }
-  static void row(void const* region, void const* const* inputs, std::int64_t const* steps, void* out, std::int64_t count);
+  static void row(void const* region, std::span<void const* const> values, std::span<std::int64_t const> steps,
+                  std::span<std::uint32_t const> operands, void* out, std::int64_t count);
   static AnyArray evaluate(void const* region, std::span<AnyArray const> leaves);
 };
 
@@ -101,14 +102,15 @@ JAXCC_RUNTIME_INLINE Array<typename E::value_type> Region<E>::apply(E const& e) 
 }
 
 template <class E>
-JAXCC_RUNTIME_INLINE void Region<E>::row(void const* region, void const* const* inputs, std::int64_t const* steps,
+JAXCC_RUNTIME_INLINE void Region<E>::row(void const* region, std::span<void const* const> values,
+                                         std::span<std::int64_t const> steps, std::span<std::uint32_t const> operands,
                                          void* out, std::int64_t count) {
   RowState<leaf_count<E>> s;
   bool unit_or_broadcast = true;
   for (std::size_t k = 0; k < s.ptr.size(); ++k) {
-    s.ptr[k] = inputs[k];
-    s.stride[k] = steps[k];
-    unit_or_broadcast = unit_or_broadcast && (steps[k] == 0 || steps[k] == 1);
+    s.ptr[k] = values[operands[k]];
+    s.stride[k] = steps[operands[k]];
+    unit_or_broadcast = unit_or_broadcast && (s.stride[k] == 0 || s.stride[k] == 1);
   }
   evaluate_row(*static_cast<E const*>(region), s, unit_or_broadcast, static_cast<R*>(out), count);
 }

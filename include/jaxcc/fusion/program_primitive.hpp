@@ -37,9 +37,10 @@ namespace jaxcc::fusion {
 /// functions of it.
 struct CompiledRegion {
   std::shared_ptr<void const> region;
-  /// `count` results into `out`: leaf k read at inputs[k] stepping steps[k]
-  /// elements (as OpKernel::Row).
-  void (*row)(void const* region, void const* const* inputs, std::int64_t const* steps, void* out, std::int64_t count);
+  /// `count` results into `out`: leaf k read at values[operands[k]]
+  /// stepping steps[operands[k]] elements (as PrimitiveBase::run_row).
+  void (*row)(void const* region, std::span<void const* const> values, std::span<std::int64_t const> steps,
+              std::span<std::uint32_t const> operands, void* out, std::int64_t count);
   /// The region on concrete leaves.
   AnyArray (*evaluate)(void const* region, std::span<AnyArray const> leaves);
 };
@@ -345,8 +346,19 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
     return o && *o->program_ == *program_;
   }
   bool is_elementwise() const override { return true; }
-  void run_row(std::span<void const* const> values, std::span<std::int64_t const> steps,
-               std::span<std::uint32_t const> operands, void* out, std::int64_t count) const override {
+  /// A region's row kernel, or the interpreter's on this program.
+  RowKernel row_kernel() const override {
+    if (region_) return {region_->row, region_->region.get()};
+    return {&interpret_row, this};
+  }
+  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
+             std::span<graph::VarPtr const> outputs) const override {
+    print_program(w, *program_, input_shapes_, inputs, *outputs[0]);
+  }
+
+ private:
+  static void interpret_row(void const* self, std::span<void const* const> values, std::span<std::int64_t const> steps,
+                            std::span<std::uint32_t const> operands, void* out, std::int64_t count) {
     constexpr std::size_t on_stack = 16;
     std::array<void const*, on_stack> inputs_here;
     std::array<std::int64_t, on_stack> steps_here;
@@ -362,15 +374,8 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
       inputs[k] = values[operands[k]];
       input_steps[k] = steps[operands[k]];
     }
-    if (region_) region_->row(region_->region.get(), inputs, input_steps, out, count);
-    else run_program_row(*program_, inputs, input_steps, out, count);
+    run_program_row(*static_cast<ProgramPrimitiveT const*>(self)->program_, inputs, input_steps, out, count);
   }
-  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
-             std::span<graph::VarPtr const> outputs) const override {
-    print_program(w, *program_, input_shapes_, inputs, *outputs[0]);
-  }
-
- private:
   DType input_dtype(std::size_t k) const {
     for (auto const& v : program_->values)
       if (v.kind == ProgramValue::Kind::input && v.args[0] == k) return v.dtype;

@@ -254,9 +254,9 @@ class FusedRunT {
   std::size_t scratch_slots_;
   std::vector<DType> outputs_;
   std::vector<std::int32_t> donor_;
-  // Member k applies primitives_[k] to the values operands_[first_operand_[k]
+  // Member k applies kernels_[k] to the values operands_[first_operand_[k]
   // .. first_operand_[k + 1]), writing the value results_[k].
-  std::vector<graph::PrimitiveBase const*> primitives_;
+  std::vector<graph::PrimitiveBase::RowKernel> kernels_;
   std::vector<std::uint32_t> operands_, first_operand_, results_;
   graph::PrimitiveBase const* fold_ = nullptr;  // the reduction the run ends in, if any
   std::uint32_t fold_operand_ = 0;
@@ -277,7 +277,7 @@ JAXCC_RUNTIME_INLINE FusedRunT<V>::FusedRunT(Shape shape, std::vector<Member> co
   for (auto const& m : members) {
     first_operand_.push_back(static_cast<std::uint32_t>(operands_.size()));
     for (auto const& r : m.operands) operands_.push_back(value_of(r));
-    primitives_.push_back(m.primitive);
+    kernels_.push_back(m.primitive->row_kernel());
     results_.push_back(value_of(m.result));
   }
   first_operand_.push_back(static_cast<std::uint32_t>(operands_.size()));
@@ -385,7 +385,7 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, st
     std::span<void const* const> const values(ptrs.data(), ptrs.size());
     std::span<std::int64_t const> const value_steps(steps.data(), steps.size());
     RowPrefetch prefetch(std::span<Moving const>(moving.data(), read_rows), std::span<void const* const>(base.data(), base.size()),
-                         primitives_.size());
+                         kernels_.size());
     for (std::int64_t start = lo, count = 0; start < hi; start += count) {
       count = std::min<std::int64_t>(tile, hi - start);
       for (auto const& p : periodic) count = std::min(count, (start / p.unit + 1) * p.unit - start);  // to the period's end
@@ -393,10 +393,10 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, st
       for (auto const& p : periodic)
         ptrs[p.value] = static_cast<char const*>(base[p.value]) + p.bytes * (p.repeat ? start % p.unit : start / p.unit);
       prefetch.start(start + prefetch_tiles * tile, std::min(start + (prefetch_tiles + 1) * tile, hi));
-      for (std::size_t k = 0; k < primitives_.size(); ++k) {
+      for (std::size_t k = 0; k < kernels_.size(); ++k) {
         prefetch.issue();
         std::span<std::uint32_t const> const operands(operands_.data() + first_operand_[k], first_operand_[k + 1] - first_operand_[k]);
-        primitives_[k]->run_row(values, value_steps, operands, const_cast<void*>(ptrs[results_[k]]), count);
+        kernels_[k].run(kernels_[k].context, values, value_steps, operands, const_cast<void*>(ptrs[results_[k]]), count);
       }
       for (auto const k : streamed) {
         auto const bytes = static_cast<std::int64_t>(item_size(outputs_[k]));

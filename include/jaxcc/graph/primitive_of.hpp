@@ -434,10 +434,14 @@ class PrimitiveOf final : public PrimitiveBase {
     }
   }
   bool is_elementwise() const override { return has_run_row(); }
-  void run_row(std::span<void const* const> values, std::span<std::int64_t const> steps,
-               std::span<std::uint32_t const> operands, void* out, std::int64_t count) const override {
-    if constexpr (has_run_row()) P::run_row(params_, values, steps, operands, out, count);
-    else PrimitiveBase::run_row(values, steps, operands, out, count);
+  RowKernel row_kernel() const override {
+    if constexpr (has_run_row())
+      return {[](void const* self, std::span<void const* const> values, std::span<std::int64_t const> steps,
+                 std::span<std::uint32_t const> operands, void* out, std::int64_t count) {
+                P::run_row(static_cast<PrimitiveOf const*>(self)->params_, values, steps, operands, out, count);
+              },
+              this};
+    else return PrimitiveBase::row_kernel();
   }
 
   std::unique_ptr<RowFold> row_fold(Shape const& operand) const override {

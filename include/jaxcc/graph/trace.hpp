@@ -166,13 +166,17 @@ class PrimitiveBase {
   /// index (operands of the result's shape, or of one element): then jit
   /// runs runs of such equations tile by tile, with no buffers between them.
   virtual bool is_elementwise() const { return false; }
-  /// For an elementwise primitive: `count` results into `out`, operand k
-  /// read at values[operands[k]] stepping steps[operands[k]] elements (0 or
-  /// 1). A fused run keeps its values' rows in one table.
-  virtual void run_row(std::span<void const* const> /*values*/, std::span<std::int64_t const> /*steps*/,
-                       std::span<std::uint32_t const> /*operands*/, void* /*out*/, std::int64_t /*count*/) const {
-    throw Error("'" + std::string(name()) + "' is not elementwise");
-  }
+  /// For an elementwise primitive, its row kernel: `run(context, ...)`
+  /// writes `count` results into `out`, operand k read at values[operands[k]]
+  /// stepping steps[operands[k]] elements (0 or 1). A fused run keeps its
+  /// values' rows in one table, and takes each member's kernel once: a tile
+  /// then costs one indirect call per member.
+  struct RowKernel {
+    void (*run)(void const* context, std::span<void const* const> values, std::span<std::int64_t const> steps,
+                std::span<std::uint32_t const> operands, void* out, std::int64_t count) = nullptr;
+    void const* context = nullptr;
+  };
+  virtual RowKernel row_kernel() const { throw Error("'" + std::string(name()) + "' is not elementwise"); }
   /// For a reduction over the last axes (or every axis) of an operand of
   /// this shape whose partial results combine by the reduction itself (sum,
   /// max, min): a new fold from the identity, so jit can end a fused run in
