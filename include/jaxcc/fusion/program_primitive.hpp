@@ -38,7 +38,7 @@ namespace jaxcc::fusion {
 struct CompiledRegion {
   std::shared_ptr<void const> region;
   /// `count` results into `out`: leaf k read at values[operands[k]]
-  /// stepping steps[operands[k]] elements (as PrimitiveBase::run_row).
+  /// stepping steps[operands[k]] elements (as PrimitiveBase::RowKernel).
   void (*row)(void const* region, std::span<void const* const> values, std::span<std::int64_t const> steps,
               std::span<std::uint32_t const> operands, void* out, std::int64_t count);
   /// The region on concrete leaves.
