@@ -106,13 +106,11 @@ JAXCC_RUNTIME_INLINE void Region<E>::row(void const* region, std::span<void cons
                                          std::span<std::int64_t const> steps, std::span<std::uint32_t const> operands,
                                          void* out, std::int64_t count) {
   RowState<leaf_count<E>> s;
-  bool unit_or_broadcast = true;
   for (std::size_t k = 0; k < s.ptr.size(); ++k) {
     s.ptr[k] = values[operands[k]];
     s.stride[k] = steps[operands[k]];
-    unit_or_broadcast = unit_or_broadcast && (s.stride[k] == 0 || s.stride[k] == 1);
   }
-  evaluate_row(*static_cast<E const*>(region), s, unit_or_broadcast, static_cast<R*>(out), count);
+  evaluate_row(*static_cast<E const*>(region), s, static_cast<R*>(out), count);
 }
 
 template <class E>

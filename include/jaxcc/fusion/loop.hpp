@@ -190,12 +190,13 @@ void scalar_rows(E const& e, RowState<leaf_count<E>> const& s, typename E::value
 
 /// `len` results of a region into `dst`, leaf k read at s.ptr[k] stepping
 /// s.stride[k] elements; as xsimd batches when the region is vectorizable
-/// and every step is 0 or 1 (`unit_or_broadcast`). The leaves of `e` give
-/// only their types here, and its scalar leaves their values.
+/// and every step is 0 or 1. The leaves of `e` give only their types here,
+/// and its scalar leaves their values.
 template <class E>
-void evaluate_row(E const& e, RowState<leaf_count<E>> const& s, bool unit_or_broadcast, typename E::value_type* dst,
-                  std::int64_t len) {
+void evaluate_row(E const& e, RowState<leaf_count<E>> const& s, typename E::value_type* dst, std::int64_t len) {
   if constexpr (vectorizable<E>) {
+    bool unit_or_broadcast = true;
+    for (auto const step : s.stride) unit_or_broadcast = unit_or_broadcast && (step == 0 || step == 1);
     if (unit_or_broadcast) return simd_rows<false>(e, s, dst, 0, len);
   }
   scalar_rows(e, s, dst, 0, len);
@@ -221,7 +222,7 @@ struct RegionLoop {
   void (*dense)(void const* region, RowState<N> const& s, void* dst, std::int64_t lo, std::int64_t hi) = nullptr;
   std::int64_t align = 1;
   /// One row of `len` elements, leaf k read at s.ptr[k] stepping s.stride[k].
-  void (*row)(void const* region, RowState<N> const& s, bool unit_or_broadcast, void* dst, std::int64_t len) = nullptr;
+  void (*row)(void const* region, RowState<N> const& s, void* dst, std::int64_t len) = nullptr;
 };
 
 template <std::size_t N>
@@ -238,14 +239,12 @@ void run_region_loop(RegionLoop<N> const& loop) {
   auto layout = jaxcc::detail::merge_dimensions<N + 1>(loop.shape, loop.strides);
   jaxcc::detail::for_each_row(layout, [&](auto const& off, std::int64_t len, auto const& step) {
     RowState<N> s;
-    bool unit_or_broadcast = true;
     for (std::size_t j = 0; j < N; ++j) {
       s.ptr[j] = static_cast<char const*>(loop.base[j]) + off[j + 1] * static_cast<std::int64_t>(loop.element_size[j]);
       s.stride[j] = step[j + 1];
-      unit_or_broadcast = unit_or_broadcast && (step[j + 1] == 0 || step[j + 1] == 1);
     }
     auto* const dst = static_cast<char*>(loop.dst) + off[0] * static_cast<std::int64_t>(loop.out_size);
-    loop.row(loop.region, s, unit_or_broadcast, dst, len);
+    loop.row(loop.region, s, dst, len);
   });
 }
 
@@ -276,8 +275,8 @@ Array<typename E::value_type> evaluate_concrete(E const& e) {
     else scalar_rows(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
   };
   if constexpr (vectorizable<E>) loop.align = xsimd::batch<simd_lane_t<R>>::size;
-  loop.row = [](void const* region, RowState<N> const& s, bool unit_or_broadcast, void* dst, std::int64_t len) {
-    evaluate_row(*static_cast<E const*>(region), s, unit_or_broadcast, static_cast<R*>(dst), len);
+  loop.row = [](void const* region, RowState<N> const& s, void* dst, std::int64_t len) {
+    evaluate_row(*static_cast<E const*>(region), s, static_cast<R*>(dst), len);
   };
   run_region_loop(loop);
   return allocation.first;

@@ -194,13 +194,11 @@ void op_row(void const* const* operands, std::int64_t const* steps, void* out, s
   using E = Expr<Op, Array<A>...>;
   static E const shape_only(Shape{}, Array<A>{}...);  // evaluate_row reads only its types
   RowState<sizeof...(A)> s;
-  bool unit_or_broadcast = true;
   for (std::size_t k = 0; k < sizeof...(A); ++k) {
     s.ptr[k] = operands[k];
     s.stride[k] = steps[k];
-    unit_or_broadcast = unit_or_broadcast && (steps[k] == 0 || steps[k] == 1);
   }
-  evaluate_row(shape_only, s, unit_or_broadcast, static_cast<typename E::value_type*>(out), count);
+  evaluate_row(shape_only, s, static_cast<typename E::value_type*>(out), count);
 }
 
 /// The arrays that stand for program values while a tangent rule builds its
