@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <iosfwd>
@@ -73,6 +74,53 @@ auto addressable_shards_of(Array<T> const& x);
   throw Error("Fetching value for `jaxcc::Array` that spans non-addressable (non process local) devices is not "
               "possible. You can use `jaxcc::process_allgather` to print the global array or use "
               "`.addressable_shards()` method of jaxcc::Array to inspect the addressable (process local) shards.");
+}
+
+/// Whether a view of `shape` with `strides` walks its elements in row-major
+/// order with no gaps.
+inline bool is_contiguous(Shape const& shape, Strides const& strides) noexcept {
+  std::int64_t step = 1;
+  for (auto d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1 && strides[d] != step) return false;
+    step *= shape[d];
+  }
+  return true;
+}
+
+/// A strided copy of elements of Size bytes, from `in` walked by `strides`
+/// to `out` walked by `out_strides` (a memcpy of a constant size is one move:
+/// no element type is needed, so four copies serve every dtype).
+template <std::size_t Size>
+void copy_strided(std::byte const* in, Shape const& shape, Strides const& strides, std::byte* out,
+                  Strides const& out_strides) {
+  auto layout = merge_dimensions<2>(shape, {strides, out_strides});
+  for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& st) {
+    for (std::int64_t i = 0; i < n; ++i)
+      std::memcpy(out + (off[1] + i * st[1]) * std::int64_t{Size}, in + (off[0] + i * st[0]) * std::int64_t{Size}, Size);
+  });
+}
+
+/// Copy the elements of `impl`, `item_bytes` each, to `out` walked by
+/// `out_strides` (elements).
+inline void copy_elements(ArrayImpl const& impl, std::size_t item_bytes, void* out, Strides const& out_strides) {
+  auto const* in = static_cast<std::byte const*>(impl.buffer->data()) + impl.offset * static_cast<std::int64_t>(item_bytes);
+  auto* to = static_cast<std::byte*>(out);
+  switch (item_bytes) {
+    case 1: return copy_strided<1>(in, impl.shape, impl.strides, to, out_strides);
+    case 2: return copy_strided<2>(in, impl.shape, impl.strides, to, out_strides);
+    case 4: return copy_strided<4>(in, impl.shape, impl.strides, to, out_strides);
+    default: return copy_strided<8>(in, impl.shape, impl.strides, to, out_strides);
+  }
+}
+
+/// Copy the elements of `impl`, `item_bytes` each, row-major, to `out`.
+inline void copy_elements(ArrayImpl const& impl, std::size_t item_bytes, void* out) {
+  if (is_contiguous(impl.shape, impl.strides)) {
+    auto const* in = static_cast<std::byte const*>(impl.buffer->data()) + impl.offset * static_cast<std::int64_t>(item_bytes);
+    if (auto const n = impl.shape.numel(); n > 0) std::memcpy(out, in, static_cast<std::size_t>(n) * item_bytes);
+    return;
+  }
+  copy_elements(impl, item_bytes, out, contiguous_strides(impl.shape));
 }
 
 template <Element T>
@@ -196,26 +244,11 @@ class Array {
     return static_cast<V const*>(impl_->buffer->data()) + impl_->offset;
   }
   Strides const& strides() const noexcept { return impl_->strides; }
-  bool is_contiguous() const noexcept {
-    std::int64_t step = 1;
-    for (auto d = impl_->shape.size(); d-- > 0;) {
-      if (impl_->shape[d] != 1 && impl_->strides[d] != step) return false;
-      step *= impl_->shape[d];
-    }
-    return true;
-  }
+  bool is_contiguous() const noexcept { return detail::is_contiguous(impl_->shape, impl_->strides); }
   /// Copy the elements, row-major, to `out`.
   void copy_to(V* out) const {
     require_concrete("copy_to");
-    if (is_contiguous()) {
-      std::copy(data(), data() + size(), out);
-      return;
-    }
-    auto layout = detail::merge_dimensions<2>(shape(), {strides(), detail::contiguous_strides(shape())});
-    V const* in = data();
-    detail::for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& st) {
-      for (std::int64_t i = 0; i < n; ++i) out[off[1] + i * st[1]] = in[off[0] + i * st[0]];
-    });
+    detail::copy_elements(*impl_, sizeof(V), out);
   }
 
  private:
@@ -237,34 +270,68 @@ class Array {
 
 namespace detail {
 
-/// The library's back door into Array: making arrays from buffers and views.
+/// The library's back door into Array and AnyArray: making arrays from
+/// buffers and views, and reading the handle they share.
 struct ArrayAccess {
   template <Element T>
-  static Array<T> make(ArrayImpl impl) {
-    return Array<T>(std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{}, std::move(impl)));
+  static Array<T> make(std::shared_ptr<ArrayImpl const> impl) noexcept {
+    return Array<T>(std::move(impl));
   }
   template <Element T>
-  static ArrayImpl const& impl(Array<T> const& x) noexcept {
+  static Array<T> make(ArrayImpl impl) {
+    return make<T>(std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{}, std::move(impl)));
+  }
+  template <class A>
+  static std::shared_ptr<ArrayImpl const> const& handle(A const& x) noexcept {
+    return x.impl_;
+  }
+  template <class A>
+  static ArrayImpl const& impl(A const& x) noexcept {
     return *x.impl_;
   }
 };
+
+/// A fresh contiguous handle of `shape` whose elements take `item_bytes`
+/// each, and a pointer to write them through (what allocate<T> and
+/// allocate_any share: the allocation knows sizes, not element types).
+inline std::pair<std::shared_ptr<ArrayImpl const>, void*> allocate_impl(Shape shape, std::size_t item_bytes) {
+  auto const n = static_cast<std::size_t>(shape.numel());
+  auto buffer = std::allocate_shared<Buffer>(BlockAllocator<Buffer>{}, n * item_bytes);
+  void* out = buffer->data();
+  auto strides = contiguous_strides(shape);
+  return {std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{},
+                                                ArrayImpl{std::move(shape), std::move(strides), 0, std::move(buffer)}),
+          out};
+}
+
+/// A handle on `impl`'s buffer with another shape, strides and offset.
+inline std::shared_ptr<ArrayImpl const> view_impl(ArrayImpl const& impl, Shape shape, Strides strides,
+                                                  std::int64_t offset) {
+  return std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{},
+                                               ArrayImpl{std::move(shape), std::move(strides), offset, impl.buffer});
+}
+
+/// `handle` itself when contiguous, else a handle on a contiguous copy.
+inline std::shared_ptr<ArrayImpl const> contiguous_impl(std::shared_ptr<ArrayImpl const> const& handle,
+                                                        std::size_t item_bytes) {
+  if (is_contiguous(handle->shape, handle->strides)) return handle;
+  auto [out, data] = allocate_impl(handle->shape, item_bytes);
+  copy_elements(*handle, item_bytes, data);
+  return std::move(out);
+}
 
 /// A fresh contiguous array and a pointer to write its elements through. The
 /// pointer is valid only until the array is handed to anyone else.
 template <Element T>
 std::pair<Array<T>, T*> allocate(Shape shape) {
-  auto const n = static_cast<std::size_t>(shape.numel());
-  auto buffer = std::allocate_shared<Buffer>(BlockAllocator<Buffer>{}, n * sizeof(T));
-  auto* out = static_cast<T*>(buffer->data());
-  auto strides = contiguous_strides(shape);
-  return {ArrayAccess::make<T>({std::move(shape), std::move(strides), 0, std::move(buffer)}), out};
+  auto [impl, data] = allocate_impl(std::move(shape), sizeof(T));
+  return {ArrayAccess::make<T>(std::move(impl)), static_cast<T*>(data)};
 }
 
 /// A view of `x`'s buffer with another shape, strides and offset.
 template <Element T>
 Array<T> view(Array<T> const& x, Shape shape, Strides strides, std::int64_t offset) {
-  auto const& impl = ArrayAccess::impl(x);
-  return ArrayAccess::make<T>({std::move(shape), std::move(strides), offset, impl.buffer});
+  return ArrayAccess::make<T>(view_impl(ArrayAccess::impl(x), std::move(shape), std::move(strides), offset));
 }
 
 /// The element offset of `x`'s first element inside its buffer.
@@ -276,10 +343,7 @@ std::int64_t offset_of(Array<T> const& x) noexcept {
 /// `x` itself when contiguous, else a contiguous copy.
 template <Element T>
 Array<T> contiguous(Array<T> const& x) {
-  if (x.is_contiguous()) return x;
-  auto [out, data] = allocate<T>(x.shape());
-  x.copy_to(data);
-  return out;
+  return ArrayAccess::make<T>(contiguous_impl(ArrayAccess::handle(x), sizeof(T)));
 }
 
 template <class A>

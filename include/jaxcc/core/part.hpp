@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/shape.hpp"
 
@@ -25,30 +26,33 @@ inline PartRanges leading_part(Shape const& shape, std::int64_t first, std::int6
   return ranges;
 }
 
+/// A handle on the part of `x` at `ranges`: a view.
+inline std::shared_ptr<ArrayImpl const> part_impl(ArrayImpl const& x, PartRanges const& ranges) {
+  Shape shape;
+  auto offset = x.offset;
+  for (std::size_t d = 0; d < ranges.size(); ++d) {
+    shape.push_back(ranges[d].second - ranges[d].first);
+    offset += ranges[d].first * x.strides[d];
+  }
+  return view_impl(x, std::move(shape), x.strides, offset);
+}
+
 /// The view of `x` restricted to `ranges`.
 template <Element T>
 Array<T> part_view(Array<T> const& x, PartRanges const& ranges) {
-  Shape shape;
-  auto offset = offset_of(x);
-  for (std::size_t d = 0; d < ranges.size(); ++d) {
-    shape.push_back(ranges[d].second - ranges[d].first);
-    offset += ranges[d].first * x.strides()[d];
-  }
-  return view(x, std::move(shape), x.strides(), offset);
+  return ArrayAccess::make<T>(part_impl(ArrayAccess::impl(x), ranges));
+}
+inline AnyArray part_view(AnyArray const& x, PartRanges const& ranges) {
+  return AnyArray::from_handle(x.dtype(), part_impl(impl_of(x), ranges));
 }
 
 /// Copy `part` into the row-major array of `global_shape` at `out`, at `ranges`.
-template <Element T>
-void write_part(Array<T> const& part, T* out, Shape const& global_shape, PartRanges const& ranges) {
+inline void write_part(AnyArray const& part, void* out, Shape const& global_shape, PartRanges const& ranges) {
   auto const strides = contiguous_strides(global_shape);
   std::int64_t start = 0;
   for (std::size_t d = 0; d < ranges.size(); ++d) start += ranges[d].first * strides[d];
-  auto layout = merge_dimensions<2>(part.shape(), {part.strides(), strides});
-  T const* in = part.data();
-  T* dst = out + start;
-  for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& st) {
-    for (std::int64_t i = 0; i < n; ++i) dst[off[1] + i * st[1]] = in[off[0] + i * st[0]];
-  });
+  auto const item = item_size(part.dtype());
+  copy_elements(impl_of(part), item, static_cast<std::byte*>(out) + start * static_cast<std::int64_t>(item), strides);
 }
 
 }  // namespace jaxcc::detail

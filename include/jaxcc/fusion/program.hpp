@@ -422,7 +422,7 @@ AnyArray run_program(Program const& p, std::span<AnyArray const> inputs, Shape c
   SmallVector<std::int64_t, 8> sizes;
   SmallVector<std::int64_t, 64> full(n * shape.size());
   for (std::size_t k = 0; k < n; ++k) {
-    auto const strides = k < n_in ? inputs[k].visit([&](auto const& x) { return broadcast_strides(x.shape(), x.strides(), shape); })
+    auto const strides = k < n_in ? broadcast_strides(inputs[k].shape(), jaxcc::detail::impl_of(inputs[k]).strides, shape)
                                   : jaxcc::detail::contiguous_strides(shape);
     for (std::size_t d = 0; d < shape.size(); ++d) full[k * shape.size() + d] = strides[d];
     if (k < n_in) {

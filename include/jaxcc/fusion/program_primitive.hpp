@@ -170,11 +170,7 @@ inline Shape broadcast_shape_of(std::span<AnyArray const> inputs) {
 
 /// A constant's value as make_jaxpr prints it.
 inline double constant_value(ProgramValue const& v) {
-  return jaxcc::detail::with_element_type(v.dtype, [&]<class T>(std::type_identity<T>) {
-    T x;
-    std::memcpy(static_cast<void*>(&x), &v.bits, sizeof(T));
-    return static_cast<double>(x);
-  });
+  return jaxcc::detail::value_as_double(v.dtype, &v.bits);
 }
 
 /// `p` as make_jaxpr shows it: each node one equation, as JAX would have

@@ -165,9 +165,8 @@ JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::program(Trace const& trace, st
   };
   for (auto const& c : constants) {
     if (c.value.ndim() == 0 && !var_of(c.value))
-      names_[{c.var->trace_id, c.var->id}] = c.value.visit([](auto const& a) {
-        return literal(static_cast<double>(a.item()), a.dtype());
-      });
+      names_[{c.var->trace_id, c.var->id}] =
+          literal(jaxcc::detail::value_as_double(c.value.dtype(), jaxcc::detail::data_of(c.value)), c.value.dtype());
     else
       append(consts, binder(*c.var));
   }

@@ -121,7 +121,7 @@ class MicrobatchedPlanT {
 
   /// The part of `x` at `ranges`: a view.
   static AnyArray part_of(AnyArray const& x, jaxcc::detail::PartRanges const& ranges) {
-    return x.visit([&](auto const& a) { return AnyArray(jaxcc::detail::part_view(a, ranges)); });
+    return jaxcc::detail::part_view(x, ranges);
   }
 
   Program program_;  // the whole program: its head's and tail's equations, its outputs
@@ -360,10 +360,8 @@ JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::run(std::span<AnyArray const> in
     // Rows whose step could not write them in place (not a fused run).
     for (std::size_t e = 0; e < exports_.size(); ++e)
       if (exports_[e].part == Part::rows && jaxcc::detail::data_of(mine[e]) != jaxcc::detail::data_of(targets[e]))
-        mine[e].visit([&]<class T>(Array<T> const& part) {
-          jaxcc::detail::write_part(part, static_cast<T*>(const_cast<void*>(jaxcc::detail::data_of(whole[e]))),
-                                    whole[e].shape(), jaxcc::detail::leading_part(whole[e].shape(), s * rows, rows));
-        });
+        jaxcc::detail::write_part(mine[e], const_cast<void*>(jaxcc::detail::data_of(whole[e])), whole[e].shape(),
+                                  jaxcc::detail::leading_part(whole[e].shape(), s * rows, rows));
   };
   // Slices on the threads, each slice's kernels on its own thread.
 #pragma omp parallel for schedule(dynamic) if (!omp_in_parallel())

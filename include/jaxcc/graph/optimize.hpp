@@ -24,25 +24,19 @@ namespace jaxcc::detail {
 /// Equal concrete one-element constants (same dtype, same bits).
 inline bool same_scalar_constant(AnyArray const& a, AnyArray const& b) {
   if (a.dtype() != b.dtype() || a.size() != 1 || b.size() != 1 || a.shape() != b.shape()) return false;
-  return a.visit([&](auto const& x) {
-    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
-    T const u = x.item(), v = b.as<T>().item();
-    return std::memcmp(&u, &v, sizeof u) == 0;
-  });
+  return std::memcmp(data_of(a), data_of(b), item_size(a.dtype())) == 0;
 }
 
 /// The value every element of a concrete array holds, if they are all one
 /// (bitwise; an empty array has none).
 inline std::optional<double> uniform_value(AnyArray const& a) {
   if (a.size() == 0) return std::nullopt;
-  return a.visit([](auto const& x) -> std::optional<double> {
-    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
-    auto const dense = contiguous(x);
-    T const* data = dense.data();
-    for (std::int64_t i = 1; i < dense.size(); ++i)
-      if (std::memcmp(&data[i], &data[0], sizeof(T)) != 0) return std::nullopt;
-    return static_cast<double>(data[0]);
-  });
+  auto const dense = as_contiguous(a);
+  auto const* data = static_cast<std::byte const*>(data_of(dense));
+  auto const item = static_cast<std::int64_t>(item_size(a.dtype()));
+  for (std::int64_t i = 1; i < a.size(); ++i)
+    if (std::memcmp(data + i * item, data, static_cast<std::size_t>(item)) != 0) return std::nullopt;
+  return value_as_double(a.dtype(), data);
 }
 
 /// Var ids mapped to the Var that replaces them.

@@ -319,7 +319,7 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, st
   for (auto const& in : inputs) {
     bool const scalar = in.size() == 1 || broadcast_scalar(in);
     if (!scalar && !contiguous(in))
-      dense.push_back(in.visit([](auto const& x) { return AnyArray(contiguous(x)); }));
+      dense.push_back(as_contiguous(in));
     in_data.push_back(data_of(scalar || contiguous(in) ? in : dense.back()));
     in_dense.push_back(!scalar || shape_.numel() == 1);
   }
@@ -432,9 +432,7 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::fold_into(std::vector<Partial>& folds, s
 
 template <class V>
 JAXCC_RUNTIME_INLINE bool FusedRunT<V>::reusable(std::span<AnyArray const> inputs, std::size_t donor) {
-  auto const buffer_of = [](AnyArray const& a) {
-    return a.visit([](auto const& x) { return ArrayAccess::impl(x).buffer.get(); });
-  };
+  auto const buffer_of = [](AnyArray const& a) { return impl_of(a).buffer.get(); };
   auto const& in = inputs[donor];
   if (!contiguous(in) || broadcast_scalar(in)) return false;
   for (std::size_t i = 0; i < inputs.size(); ++i)

@@ -128,7 +128,7 @@ struct operand_traits<AnyArray> {
   static AnyArray rebuild(std::span<AnyArray const> in, std::size_t& pos, std::size_t) { return in[pos++]; }
   template <class F>
   static void each(AnyArray const& a, F&& f) {
-    a.visit(f);
+    f(a);
   }
 };
 
@@ -153,19 +153,14 @@ struct operand_traits<std::vector<Array<T>>> {
 /// A zero of `shape` that costs one element: every stride is 0.
 template <Element T>
 Array<T> zeros_view(Shape const& shape) {
-  auto [one, data] = allocate<T>(Shape{});
-  data[0] = T{0};
-  return view(one, shape, Strides(shape.size(), 0), offset_of(one));
+  return ArrayAccess::make<T>(ArrayAccess::handle(zeros_view(dtype_of<T>, shape)));
 }
 
 /// A tangent as a rule takes it: a symbolic zero (none) made real as a
-/// zeros_view of the primal's shape and element type. (Here, not in
-/// PrimitiveOf, so that the dispatch over element types is compiled once.)
+/// zeros_view of the primal's shape and dtype.
 inline AnyArray tangent_or_zeros(AnyArray const& primal, graph::MaybeArray const& tangent) {
   if (tangent) return *tangent;
-  return primal.visit([](auto const& a) -> AnyArray {
-    return zeros_view<typename std::remove_cvref_t<decltype(a)>::value_type>(a.shape());
-  });
+  return zeros_view(primal.dtype(), primal.shape());
 }
 
 template <class X>

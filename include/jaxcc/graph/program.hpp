@@ -26,8 +26,7 @@ struct Aval {
 inline Aval aval_of(AnyArray const& a) { return {a.dtype(), a.shape()}; }
 
 inline AnyArray traced_input(Trace& trace, Aval const& aval) {
-  return jaxcc::detail::with_element_type(
-      aval.dtype, [&]<class T>(std::type_identity<T>) -> AnyArray { return trace.add_input<T>(aval.shape); });
+  return trace.add_input(aval.dtype, aval.shape);
 }
 
 /// Trace `fn` on abstract arguments; `closure` receives the values of
@@ -45,7 +44,7 @@ Program trace_program(FlatFunction const& fn, std::span<Aval const> arguments, s
   }
   std::vector<Capture> constants;
   for (auto& c : trace->captures) {
-    bool const traced = c.value.visit([](auto const& a) { return a.is_traced(); });
+    bool const traced = var_of(c.value) != nullptr;
     if (traced) {
       trace->inputs.push_back(c.var);
       closure.push_back(c.value);

@@ -224,14 +224,17 @@ class Trace {
   /// A parameter of the traced function, as a traced Array.
   template <Element T>
   Array<T> add_input(Shape shape) {
-    auto v = new_var(dtype_of<T>, std::move(shape));
+    return detail::ArrayAccess::make<T>(detail::ArrayAccess::handle(add_input(dtype_of<T>, std::move(shape))));
+  }
+  AnyArray add_input(DType dtype, Shape shape) {
+    auto v = new_var(dtype, std::move(shape));
     inputs.push_back(v);
-    return traced_array<T>(v);
+    return traced_any(v);
   }
   /// The Var standing for `value` inside this trace: its own Var if it was
   /// made here, else a capture (one per captured array).
   VarPtr var_for(AnyArray const& value) {
-    auto const* impl = value.visit([](auto const& a) { return &detail::ArrayAccess::impl(a); });
+    auto const* impl = &detail::ArrayAccess::impl(value);
     if (impl->var && impl->var->trace_id == id_) return impl->var;
     if (auto it = capture_index_.find(impl); it != capture_index_.end()) return captures[it->second].var;
     auto v = new_var(value.dtype(), value.shape());
@@ -245,17 +248,20 @@ class Trace {
 
   template <Element T>
   static Array<T> traced_array(VarPtr const& v) {
-    return detail::ArrayAccess::make<T>({v->shape, {}, 0, nullptr, v});
+    return detail::ArrayAccess::make<T>(traced_handle(v));
   }
-  static AnyArray traced_any(VarPtr const& v) {
-    return jaxcc::detail::with_element_type(v->dtype, [&]<class T>(std::type_identity<T>) -> AnyArray { return traced_array<T>(v); });
-  }
+  static AnyArray traced_any(VarPtr const& v) { return AnyArray::from_handle(v->dtype, traced_handle(v)); }
 
   std::vector<VarPtr> inputs;
   std::vector<Capture> captures;
   std::vector<Equation> equations;
 
  private:
+  /// The handle of an array standing for `v`: a shape and dtype, no buffer.
+  static std::shared_ptr<detail::ArrayImpl const> traced_handle(VarPtr const& v) {
+    return std::allocate_shared<detail::ArrayImpl const>(detail::BlockAllocator<detail::ArrayImpl const>{},
+                                                         detail::ArrayImpl{v->shape, {}, 0, nullptr, v});
+  }
   static std::uint64_t next_id() {
     static std::atomic<std::uint64_t> counter{1};
     return counter++;
@@ -332,7 +338,7 @@ class InnermostTrace {
 
 /// The Var behind an array, or null for a concrete one.
 inline VarPtr const& var_of(AnyArray const& a) {
-  return a.visit([](auto const& x) -> VarPtr const& { return detail::ArrayAccess::impl(x).var; });
+  return detail::ArrayAccess::impl(a).var;
 }
 
 }  // namespace jaxcc::graph

@@ -54,7 +54,7 @@ inline std::vector<graph::Aval> output_avals(graph::Program const& p) { return a
 
 /// Zeros of this type, as a stride-0 view that costs one element.
 inline AnyArray zeros_of(graph::Aval const& a) {
-  return with_element_type(a.dtype, [&]<class T>(std::type_identity<T>) -> AnyArray { return zeros_view<T>(a.shape); });
+  return zeros_view(a.dtype, a.shape);
 }
 
 /// A tangent or cotangent made an array: symbolic zeros become zeros.

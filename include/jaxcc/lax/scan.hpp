@@ -27,12 +27,9 @@ namespace jaxcc::detail {
 
 /// `x[t]` along the leading axis, as a view.
 inline AnyArray leading_index(AnyArray const& x, std::int64_t t) {
-  return x.visit([&](auto const& a) -> AnyArray {
-    auto const& shape = a.shape();
-    auto const& strides = a.strides();
-    return view(a, Shape(shape.begin() + 1, shape.end()), Strides(strides.begin() + 1, strides.end()),
-                offset_of(a) + t * strides[0]);
-  });
+  auto const& impl = impl_of(x);
+  return view(x, Shape(impl.shape.begin() + 1, impl.shape.end()), Strides(impl.strides.begin() + 1, impl.strides.end()),
+              impl.offset + t * impl.strides[0]);
 }
 
 /// Per-step values of one type, stacked along a new leading axis as they come.
@@ -41,25 +38,21 @@ class StackedSteps {
   StackedSteps(graph::Aval const& step, std::int64_t length) {
     Shape shape{length};
     for (auto d : step.shape) shape.push_back(d);
-    stacked_ = with_element_type(step.dtype, [&]<class T>(std::type_identity<T>) -> AnyArray {
-      auto [out, data] = allocate<T>(shape);
-      data_ = data;
-      return out;
-    });
-    step_size_ = step.shape.numel();
+    auto [stacked, data] = allocate_any(step.dtype, shape);
+    stacked_ = std::move(stacked);
+    data_ = static_cast<std::byte*>(data);
+    step_bytes_ = step.shape.numel() * static_cast<std::int64_t>(item_size(step.dtype));
   }
   void set(std::int64_t t, AnyArray const& value) {
-    value.visit([&](auto const& v) {
-      using T = typename std::remove_cvref_t<decltype(v)>::value_type;
-      v.copy_to(static_cast<T*>(data_) + t * step_size_);
-    });
+    if (graph::var_of(value)) throw_concretization_error(value.shape(), value.dtype(), "copy_to");
+    copy_elements(impl_of(value), item_size(value.dtype()), data_ + t * step_bytes_);
   }
   AnyArray const& array() const noexcept { return stacked_; }
 
  private:
   AnyArray stacked_;
-  void* data_ = nullptr;
-  std::int64_t step_size_ = 0;
+  std::byte* data_ = nullptr;
+  std::int64_t step_bytes_ = 0;
 };
 
 struct ScanParams {

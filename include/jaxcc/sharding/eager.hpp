@@ -61,7 +61,7 @@ class EagerShardedCache {
     std::shared_ptr<graph::PrimitiveBase const> call;
   };
   static std::shared_ptr<NamedSharding const> sharding_of(AnyArray const& x) {
-    return x.visit([](auto const& a) { return ArrayAccess::impl(a).sharding; });
+    return impl_of(x).sharding;
   }
   static bool matches(Entry const& e, std::span<AnyArray const> operands) {
     if (e.avals.size() != operands.size()) return false;

@@ -151,7 +151,7 @@ std::optional<Mesh> mesh_of(std::vector<AnyArray> const& operands, std::optional
   std::optional<Mesh> mesh;
   if (out) mesh = out->mesh();
   for (auto const& x : operands) {
-    auto const s = x.visit([](auto const& a) { return ArrayAccess::impl(a).sharding; });
+    auto const& s = impl_of(x).sharding;
     if (!s) continue;
     if (!mesh) mesh = s->mesh();
     else if (!(*mesh == s->mesh()))
@@ -186,7 +186,7 @@ std::shared_ptr<graph::PrimitiveBase const> partitioned_call(graph::Program cons
   std::vector<graph::Layout> in_layouts;
   std::vector<P> in_specs;
   for (auto const& x : operands) {
-    auto const s = x.visit([](auto const& a) { return ArrayAccess::impl(a).sharding; });
+    auto const& s = impl_of(x).sharding;
     in_specs.push_back(s ? s->spec() : P());
     in_layouts.push_back(layout_of(in_specs.back(), x.shape().size()));
   }

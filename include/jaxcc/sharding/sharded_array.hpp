@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/core/part.hpp"
@@ -97,12 +98,17 @@ inline bool misses_parts(NamedSharding const& sharding) {
 }
 
 /// `x` (laid out in the global row-major order) marked as laid out by `sharding`.
-template <Element T>
-Array<T> with_sharding(Array<T> const& x, std::shared_ptr<NamedSharding const> sharding) {
-  auto impl = ArrayAccess::impl(x);
+inline std::shared_ptr<ArrayImpl const> sharded_impl(ArrayImpl impl, std::shared_ptr<NamedSharding const> sharding) {
   impl.partly_elsewhere = sharding && misses_parts(*sharding);
   impl.sharding = std::move(sharding);
-  return ArrayAccess::make<T>(std::move(impl));
+  return std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{}, std::move(impl));
+}
+template <Element T>
+Array<T> with_sharding(Array<T> const& x, std::shared_ptr<NamedSharding const> sharding) {
+  return ArrayAccess::make<T>(sharded_impl(ArrayAccess::impl(x), std::move(sharding)));
+}
+inline AnyArray with_sharding(AnyArray const& x, std::shared_ptr<NamedSharding const> sharding) {
+  return AnyArray::from_handle(x.dtype(), sharded_impl(impl_of(x), std::move(sharding)));
 }
 template <Element T>
 Array<T> with_sharding(Array<T> const& x, NamedSharding const& sharding) {

@@ -355,12 +355,12 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
     run_spmd(mesh_, [&](std::size_t position) {
       std::vector<AnyArray> local;
       for (std::size_t i = 0; i < inputs.size(); ++i)
-        local.push_back(inputs[i].visit([&](auto const& x) { return AnyArray(part_view(x, in_parts_[i][position])); }));
+        local.push_back(part_view(inputs[i], in_parts_[i][position]));
       std::vector<AnyArray> parts(outputs.size());
       std::vector<AnyArray const*> into(outputs.size(), nullptr);
       for (std::size_t o = 0; o < outputs.size(); ++o) {
         if (!out_writers_[o][position]) continue;
-        parts[o] = outputs[o].visit([&](auto const& x) { return AnyArray(part_view(x, out_parts_[o][position])); });
+        parts[o] = part_view(outputs[o], out_parts_[o][position]);
         if (contiguous(parts[o])) into[o] = &parts[o];
       }
       std::vector<AnyArray> results;
@@ -371,14 +371,12 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
           whole[o] = std::move(results[o]);  // one writer per process: nobody else touches whole[o]
           continue;
         }
-        results[o].visit([&]<class T>(Array<T> const& part) {
-          write_part(part, static_cast<T*>(out_data[o]), out_avals_[o].shape, out_parts_[o][position]);
-        });
+        write_part(results[o], out_data[o], out_avals_[o].shape, out_parts_[o][position]);
       }
     });
     for (std::size_t o = 0; o < outputs.size(); ++o) {
       if (whole[o]) outputs[o] = std::move(*whole[o]);
-      outputs[o] = outputs[o].visit([&](auto const& x) { return AnyArray(with_sharding(x, out_shardings_[o])); });
+      outputs[o] = with_sharding(outputs[o], out_shardings_[o]);
     }
     return outputs;
   }
@@ -495,7 +493,7 @@ inline graph::Aval local_aval(Mesh const& mesh, P const& spec, AnyArray const& l
 /// The spec of an argument leaf given no in_specs: its own sharding's,
 /// which must be on the same mesh; P() for an array not put on a mesh.
 inline P inferred_spec(Mesh const& mesh, AnyArray const& leaf) {
-  auto const sharding = leaf.visit([](auto const& a) { return ArrayAccess::impl(a).sharding; });
+  auto const& sharding = impl_of(leaf).sharding;
   if (!sharding) return P();
   if (!(sharding->mesh() == mesh))
     throw Error("shard_map was given no in_specs and an argument laid out on " + to_string(sharding->mesh()) +
