@@ -1,6 +1,7 @@
 // JAX's sharding tutorial in C++ (jax.sharding and Mesh, and
 // the pmap -> shard_map migration) in C++, on 8 virtual devices, as JAX's
-// tutorials force 8 host devices. Run as is, or with JAXCC_NUM_DEVICES set.
+// tutorials force 8 host devices. Run as is, or with JAXCC_NUM_DEVICES set
+// to 8 or more (its first mesh is 4 x 2 devices).
 #include <jaxcc/jaxcc.hpp>
 
 #include <cstdlib>
@@ -14,13 +15,13 @@ using jaxcc::NamedSharding;
 using jaxcc::none;
 using jaxcc::P;
 
-int main() {
-  setenv("JAXCC_NUM_DEVICES", "8", /*overwrite=*/0);  // before the first devices()
+namespace {
 
+void tutorial() {
   // ============ A mesh ============
-  // 8 devices as a (data=4, model=2) mesh.
-  auto const& all = jaxcc::devices();
-  jaxcc::Mesh const mesh(std::vector<jaxcc::Device>(all.begin(), all.begin() + 8), {4, 2}, {"data", "model"});
+  // The first 8 devices as a (data=4, model=2) mesh; with fewer, make_mesh
+  // says so (jaxcc::Error, as jax.make_mesh raises).
+  jaxcc::Mesh const mesh = jaxcc::make_mesh({4, 2}, {"data", "model"});
   std::cout << mesh << "\n";
 
   // ============ A sharded array ============
@@ -90,5 +91,16 @@ int main() {
       jaxcc::out_specs(P("data")));
   auto const updated = parallel_step(params_n, grads);
   std::cout << "shard_map: shape " << updated.shape() << ", " << updated.sharding() << "\n";
-  return 0;
+}
+
+}  // namespace
+
+int main() {
+  setenv("JAXCC_NUM_DEVICES", "8", /*overwrite=*/0);  // before the first devices()
+  try {
+    tutorial();
+  } catch (jaxcc::Error const& e) {
+    std::cerr << "jaxcc::Error: " << e.what() << '\n';
+    return 1;
+  }
 }
