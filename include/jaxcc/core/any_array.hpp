@@ -64,7 +64,10 @@ class AnyArray {
   std::shared_ptr<detail::ArrayImpl const> impl_;
 };
 
-inline std::ostream& operator<<(std::ostream& os, AnyArray const& a) {
+/// (A template, so that printing at every dtype is compiled only where an
+/// AnyArray is printed.)
+template <class = void>
+std::ostream& operator<<(std::ostream& os, AnyArray const& a) {
   a.visit([&](auto const& x) { os << x; });
   return os;
 }

@@ -309,8 +309,10 @@ std::vector<AnyArray> bind_scan(Body body, std::size_t num_explicit_consts, std:
   return call->evaluate(operands);
 }
 
-/// JAX's _infer_scan_length.
-inline std::int64_t scan_length(std::vector<AnyArray> const& xs, std::optional<std::int64_t> length) {
+/// JAX's _infer_scan_length. (A template, so that printing a value of every
+/// dtype for its error is compiled only where scan is used.)
+template <class = void>
+std::int64_t scan_length(std::vector<AnyArray> const& xs, std::optional<std::int64_t> length) {
   std::vector<std::int64_t> lengths;
   for (auto const& x : xs) {
     if (x.ndim() == 0) {

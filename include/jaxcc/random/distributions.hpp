@@ -42,8 +42,10 @@ auto bound_as(B const& b) {
   else return Array<T>(fusion::cast<T>(b));
 }
 
-/// The two keys of split(key) (counters 0 and 1), as key data.
-inline std::pair<Array<std::uint32_t>, Array<std::uint32_t>> split_in_two(Array<std::uint32_t> const& key) {
+/// The two keys of split(key) (counters 0 and 1), as key data. (A template,
+/// so that the primitives it binds are compiled only where it is called.)
+template <class = void>
+std::pair<Array<std::uint32_t>, Array<std::uint32_t>> split_in_two(Array<std::uint32_t> const& key) {
   auto const keys = jaxcc::detail::bind<primitives::random_split_p>({Shape{2}}, key);
   auto row = [&](std::int64_t i) { return lax::reshape(lax::slice(keys, {i, 0}, {i + 1, 2}), Shape{2}); };
   return {row(0), row(1)};

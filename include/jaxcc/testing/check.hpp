@@ -56,8 +56,12 @@ constexpr double default_tolerance(DType dtype) noexcept {
 
 namespace detail {
 
+// The helpers over leaves of a run-time dtype are templates (a defaulted
+// parameter) so that only a file that calls them compiles them at every dtype.
+
 /// Why two leaves differ ("" when close), at the tolerance for their dtype.
-inline std::string leaf_difference(AnyArray const& actual, AnyArray const& expected, Tolerance const& tol) {
+template <class = void>
+std::string leaf_difference(AnyArray const& actual, AnyArray const& expected, Tolerance const& tol) {
   if (actual.dtype() != expected.dtype())
     return std::string("dtypes differ: ") + std::string(name(actual.dtype())) + " vs " + std::string(name(expected.dtype()));
   auto const t = default_tolerance(expected.dtype());
@@ -77,7 +81,8 @@ std::string first_differing_leaf(std::vector<AnyArray> const& actual, std::vecto
 }
 
 /// The first output leaf that differs, as "<what> differs from f at output leaf k: ...".
-inline std::string first_difference(std::vector<AnyArray> const& actual, std::vector<AnyArray> const& expected,
+template <class = void>
+std::string first_difference(std::vector<AnyArray> const& actual, std::vector<AnyArray> const& expected,
                                     Tolerance const& tol, std::string const& what) {
   if (actual.size() != expected.size())
     return what + " returns " + std::to_string(actual.size()) + " arrays, f " + std::to_string(expected.size());
@@ -120,7 +125,8 @@ std::optional<std::int64_t> mapped_size(Spec const& spec, Arg const& arg, std::s
   return size;
 }
 
-inline AnyArray stacked(std::vector<AnyArray> const& slices) {
+template <class = void>
+AnyArray stacked(std::vector<AnyArray> const& slices) {
   return slices[0].visit([&](auto const& first) -> AnyArray {
     using T = typename std::remove_cvref_t<decltype(first)>::value_type;
     std::vector<Array<T>> typed;
