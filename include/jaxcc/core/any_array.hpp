@@ -24,7 +24,7 @@ class AnyArray {
   /// An empty float32 array, like a default Array.
   AnyArray() : AnyArray(Array<float>{}) {}
   template <Element T>
-  AnyArray(Array<T> a) : dtype_(dtype_of<T>), impl_(detail::ArrayAccess::handle(a)) {}
+  AnyArray(Array<T> a) : dtype_(dtype_of<T>), impl_(detail::ArrayAccess::release(std::move(a))) {}
 
   DType dtype() const noexcept { return dtype_; }
   Shape const& shape() const noexcept { return impl_->shape; }

@@ -285,6 +285,11 @@ struct ArrayAccess {
   static std::shared_ptr<ArrayImpl const> const& handle(A const& x) noexcept {
     return x.impl_;
   }
+  /// `x`'s handle, taken from it (x is not used again).
+  template <Element T>
+  static std::shared_ptr<ArrayImpl const> release(Array<T>&& x) noexcept {
+    return std::move(x.impl_);
+  }
   template <class A>
   static ArrayImpl const& impl(A const& x) noexcept {
     return *x.impl_;
