@@ -105,8 +105,7 @@ inline AnyArray zeros_view(DType dtype, Shape const& shape) {
 }
 
 inline void const* data_of(AnyArray const& a) {
-  auto const& impl = impl_of(a);
-  return static_cast<std::byte const*>(impl.buffer->data()) + impl.offset * static_cast<std::int64_t>(item_size(a.dtype()));
+  return first_element(impl_of(a), item_size(a.dtype()));
 }
 inline bool contiguous(AnyArray const& a) {
   auto const& impl = impl_of(a);

@@ -87,6 +87,17 @@ inline bool is_contiguous(Shape const& shape, Strides const& strides) noexcept {
   return true;
 }
 
+/// `impl` as a shared handle (every handle comes from the per-thread block
+/// cache, detail::BlockAllocator).
+inline std::shared_ptr<ArrayImpl const> new_handle(ArrayImpl impl) {
+  return std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{}, std::move(impl));
+}
+
+/// The bytes of `impl`'s first element, whose elements take `item_bytes` each.
+inline std::byte const* first_element(ArrayImpl const& impl, std::size_t item_bytes) noexcept {
+  return static_cast<std::byte const*>(impl.buffer->data()) + impl.offset * static_cast<std::int64_t>(item_bytes);
+}
+
 /// A strided copy of elements of Size bytes, from `in` walked by `strides`
 /// to `out` walked by `out_strides` (a memcpy of a constant size is one move:
 /// no element type is needed, so four copies serve every dtype).
@@ -103,7 +114,7 @@ void copy_strided(std::byte const* in, Shape const& shape, Strides const& stride
 /// Copy the elements of `impl`, `item_bytes` each, to `out` walked by
 /// `out_strides` (elements).
 inline void copy_elements(ArrayImpl const& impl, std::size_t item_bytes, void* out, Strides const& out_strides) {
-  auto const* in = static_cast<std::byte const*>(impl.buffer->data()) + impl.offset * static_cast<std::int64_t>(item_bytes);
+  auto const* in = first_element(impl, item_bytes);
   auto* to = static_cast<std::byte*>(out);
   switch (item_bytes) {
     case 1: return copy_strided<1>(in, impl.shape, impl.strides, to, out_strides);
@@ -116,8 +127,8 @@ inline void copy_elements(ArrayImpl const& impl, std::size_t item_bytes, void* o
 /// Copy the elements of `impl`, `item_bytes` each, row-major, to `out`.
 inline void copy_elements(ArrayImpl const& impl, std::size_t item_bytes, void* out) {
   if (is_contiguous(impl.shape, impl.strides)) {
-    auto const* in = static_cast<std::byte const*>(impl.buffer->data()) + impl.offset * static_cast<std::int64_t>(item_bytes);
-    if (auto const n = impl.shape.numel(); n > 0) std::memcpy(out, in, static_cast<std::size_t>(n) * item_bytes);
+    if (auto const n = impl.shape.numel(); n > 0)
+      std::memcpy(out, first_element(impl, item_bytes), static_cast<std::size_t>(n) * item_bytes);
     return;
   }
   copy_elements(impl, item_bytes, out, contiguous_strides(impl.shape));
@@ -279,7 +290,7 @@ struct ArrayAccess {
   }
   template <Element T>
   static Array<T> make(ArrayImpl impl) {
-    return make<T>(std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{}, std::move(impl)));
+    return make<T>(new_handle(std::move(impl)));
   }
   template <class A>
   static std::shared_ptr<ArrayImpl const> const& handle(A const& x) noexcept {
@@ -304,16 +315,13 @@ inline std::pair<std::shared_ptr<ArrayImpl const>, void*> allocate_impl(Shape sh
   auto buffer = std::allocate_shared<Buffer>(BlockAllocator<Buffer>{}, n * item_bytes);
   void* out = buffer->data();
   auto strides = contiguous_strides(shape);
-  return {std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{},
-                                                ArrayImpl{std::move(shape), std::move(strides), 0, std::move(buffer)}),
-          out};
+  return {new_handle({std::move(shape), std::move(strides), 0, std::move(buffer)}), out};
 }
 
 /// A handle on `impl`'s buffer with another shape, strides and offset.
 inline std::shared_ptr<ArrayImpl const> view_impl(ArrayImpl const& impl, Shape shape, Strides strides,
                                                   std::int64_t offset) {
-  return std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{},
-                                               ArrayImpl{std::move(shape), std::move(strides), offset, impl.buffer});
+  return new_handle({std::move(shape), std::move(strides), offset, impl.buffer});
 }
 
 /// `handle` itself when contiguous, else a handle on a contiguous copy.

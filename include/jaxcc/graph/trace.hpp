@@ -259,8 +259,7 @@ class Trace {
  private:
   /// The handle of an array standing for `v`: a shape and dtype, no buffer.
   static std::shared_ptr<detail::ArrayImpl const> traced_handle(VarPtr const& v) {
-    return std::allocate_shared<detail::ArrayImpl const>(detail::BlockAllocator<detail::ArrayImpl const>{},
-                                                         detail::ArrayImpl{v->shape, {}, 0, nullptr, v});
+    return detail::new_handle({v->shape, {}, 0, nullptr, v});
   }
   static std::uint64_t next_id() {
     static std::atomic<std::uint64_t> counter{1};

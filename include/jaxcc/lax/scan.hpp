@@ -44,7 +44,6 @@ class StackedSteps {
     step_bytes_ = step.shape.numel() * static_cast<std::int64_t>(item_size(step.dtype));
   }
   void set(std::int64_t t, AnyArray const& value) {
-    if (graph::var_of(value)) throw_concretization_error(value.shape(), value.dtype(), "copy_to");
     copy_elements(impl_of(value), item_size(value.dtype()), data_ + t * step_bytes_);
   }
   AnyArray const& array() const noexcept { return stacked_; }

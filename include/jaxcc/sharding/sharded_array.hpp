@@ -101,7 +101,7 @@ inline bool misses_parts(NamedSharding const& sharding) {
 inline std::shared_ptr<ArrayImpl const> sharded_impl(ArrayImpl impl, std::shared_ptr<NamedSharding const> sharding) {
   impl.partly_elsewhere = sharding && misses_parts(*sharding);
   impl.sharding = std::move(sharding);
-  return std::allocate_shared<ArrayImpl const>(BlockAllocator<ArrayImpl const>{}, std::move(impl));
+  return new_handle(std::move(impl));
 }
 template <Element T>
 Array<T> with_sharding(Array<T> const& x, std::shared_ptr<NamedSharding const> sharding) {
