@@ -1,3 +1,5 @@
-// Catch2 v2 has no prebuilt main library in Debian's package; this file is it.
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// Catch2 v2 has no prebuilt main library in Debian's package: this file is
+// its main (CATCH_CONFIG_MAIN's), catch_session.cpp its implementation.
+#include "catch_session.hpp"
+
+int main(int argc, char* argv[]) { return jaxcc_tests::run_catch_session(argc, argv); }

@@ -6,6 +6,7 @@
 // (hidden tags, each run by its own mpirun) check that a process that stops,
 // a device that fails and mismatched programs end in errors, not hangs.
 #include "catch.hpp"
+#include "catch_session.hpp"
 
 #include <jaxcc/distributed.hpp>
 #include <jaxcc/jaxcc.hpp>
@@ -333,7 +334,7 @@ TEST_CASE("processes that run different shapes are told so", "[.fault-mismatch]"
 int main(int argc, char** argv) {
   int const timeout = std::getenv("JAXCC_TEST_COLLECTIVE_TIMEOUT_MS") ? std::atoi(std::getenv("JAXCC_TEST_COLLECTIVE_TIMEOUT_MS")) : 60000;
   jaxcc::distributed::initialize(argc, argv, std::chrono::milliseconds(timeout));
-  int const failed = Catch::Session().run(argc, argv);
+  int const failed = jaxcc_tests::run_catch_session(argc, argv);
   jaxcc::distributed::shutdown();
   return failed;
 }
