@@ -1,8 +1,6 @@
 // Element types, their names, and JAX's type-promotion lattice.
 #pragma once
 
-#include <Eigen/Core>  // Eigen::bfloat16 and Eigen::half: the 16-bit floats
-
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -10,13 +8,13 @@
 #include <string_view>
 #include <type_traits>
 
+#include "jaxcc/core/half.hpp"
+
 namespace jaxcc {
 
-/// The 16-bit floats: 2-byte storage whose conversions from wider types
-/// round to nearest even (ml_dtypes'). Arithmetic on them computes in
-/// float32 and rounds each op's result (fusion/loop.hpp), as XLA on CPU.
-using bfloat16 = Eigen::bfloat16;
-using float16 = Eigen::half;
+// The 16-bit floats, bfloat16 and float16, are core/half.hpp's. Arithmetic
+// on arrays of them computes in float32 and rounds each op's result
+// (fusion/loop.hpp), as XLA on CPU.
 
 namespace detail {
 template <class T>
