@@ -4,7 +4,7 @@
 // 32-bit one and narrowing keeps the high halves (SSE2, AVX2, AVX-512;
 // through a small buffer elsewhere, 2.5x slower on a memory-bound loop).
 // float16 takes x86's F16C conversions, which round to nearest even as
-// Eigen's scalar ones do; without F16C its regions run element by element.
+// core/half.hpp's scalar ones do; without F16C its regions run element by element.
 // Rounding to a 16-bit type's precision is separate: a region rounds after
 // every op.
 #pragma once
