@@ -24,7 +24,6 @@
 #include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/fusion/program.hpp"
-#include "jaxcc/graph/jaxpr.hpp"
 #include "jaxcc/graph/primitive_of.hpp"
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"
@@ -176,7 +175,7 @@ inline double constant_value(ProgramValue const& v) {
 /// `p` as make_jaxpr shows it: each node one equation, as JAX would have
 /// traced the ops; the result named `result`.
 template <class = void>
-void print_program(graph::JaxprWriter& w, Program const& p, std::span<Shape const> input_shapes,
+void print_program(graph::JaxprSink& w, Program const& p, std::span<Shape const> input_shapes,
                           std::span<std::string const> inputs, graph::Var const& result) {
   std::vector<std::string> names(p.values.size());
   std::vector<Shape> shapes(p.values.size());
@@ -186,7 +185,7 @@ void print_program(graph::JaxprWriter& w, Program const& p, std::span<Shape cons
       names[v] = inputs[value.args[0]];
       shapes[v] = input_shapes[value.args[0]];
     } else if (value.kind == ProgramValue::Kind::constant) {
-      names[v] = graph::JaxprWriter::literal(constant_value(value), value.dtype);
+      names[v] = w.literal(constant_value(value), value.dtype);
     } else {
       std::vector<std::string> args;
       for (std::size_t k = 0; k < value.op->arity; ++k) {
@@ -198,7 +197,7 @@ void print_program(graph::JaxprWriter& w, Program const& p, std::span<Shape cons
     }
   }
 }
-JAXCC_RUNTIME_INSTANCE(void print_program<void>(graph::JaxprWriter&, Program const&, std::span<Shape const>,
+JAXCC_RUNTIME_INSTANCE(void print_program<void>(graph::JaxprSink&, Program const&, std::span<Shape const>,
                                                 std::span<std::string const>, graph::Var const&))
 
 /// A recorded application of a program: one elementwise equation, which
@@ -347,7 +346,7 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
     if (region_) return {region_->row, region_->region.get()};
     return {&interpret_row, this};
   }
-  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
+  void print(graph::JaxprSink& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {
     print_program(w, *program_, input_shapes_, inputs, *outputs[0]);
   }

@@ -55,33 +55,26 @@ std::string python_float_repr(double v) {
 }
 JAXCC_RUNTIME_INSTANCE(std::string python_float_repr<void>(double))
 
-template <class>
-class JaxprWriterT {
+/// make_jaxpr's writer: the names of the values it has printed, and the
+/// equations of each program being printed.
+template <class = void>
+class JaxprWriterT final : public JaxprSink {
  public:
-  /// The name of a Var, given on first use.
-  std::string const& name(Var const& v) {
+  std::string const& name(Var const& v) override {
     auto key = std::make_pair(v.trace_id, v.id);
     auto it = names_.find(key);
     if (it == names_.end()) it = names_.emplace(key, encode(count_++)).first;
     return it->second;
   }
-  std::string binder(Var const& v) { return name(v) + ":" + type_string(v.dtype, v.shape); }
-  /// A name for a value that exists only in the printout (inside a fused region).
-  std::string fresh_name() { return encode(count_++); }
-  static std::string literal(double value, DType dtype);
-  /// The text of an operand: a Var's name, or a literal for a captured constant of one element.
-  std::string operand(Var const& v) { return name(v); }
-
-  void emit(std::string equation) { equations_.back().push_back(std::move(equation)); }
-  /// Emit `name:type = op[params] args...` (the args in `order` when it is
-  /// given) and return `name`. Fused regions print each node through this:
-  /// one definition, rather than the text built in every region's type.
+  std::string binder(Var const& v) override { return name(v) + ":" + type_string(v.dtype, v.shape); }
+  std::string fresh_name() override { return encode(count_++); }
+  std::string literal(double value, DType dtype) const override;
+  void emit(std::string equation) override { equations_.back().push_back(std::move(equation)); }
   std::string emit_node(std::string name, DType dtype, Shape const& shape, std::string_view op, std::string_view params,
-                        std::span<std::string const> args, std::span<int const> order = {});
+                        std::span<std::string const> args, std::span<int const> order = {}) override;
 
-  /// `fusions`: runs of the equations printed as one `fusion` equation each.
   std::string program(Trace const& trace, std::vector<AnyArray> const& outputs, std::span<Capture const> constants,
-                      std::span<Fusion const> fusions = {});
+                      std::span<Fusion const> fusions = {}) override;
 
  private:
   void print_equation(Equation const& eq);
@@ -122,7 +115,7 @@ class JaxprWriterT {
 };
 
 template <class V>
-JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::literal(double value, DType dtype) {
+JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::literal(double value, DType dtype) const {
   std::string text;
   switch (dtype) {
     case DType::bool_: text = value != 0 ? "True" : "False"; break;
@@ -234,24 +227,6 @@ JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::lambda(std::string const& cons
   return text + "\n  in " + outs + " }";
 }
 JAXCC_RUNTIME_INSTANCE(class JaxprWriterT<void>)
-
-inline void PrimitiveBase::print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const {
-  std::string lhs, rhs(name());
-  for (auto const& v : outputs) {
-    if (!lhs.empty()) lhs += ' ';
-    lhs += w.binder(*v);
-  }
-  std::string params = params_string();
-  if (auto const* p = subprogram()) {
-    std::string program = "jaxpr=";
-    program += w.program(*p->trace, p->outputs, p->trace->captures, subprogram_fusions());
-    if (!params.empty()) program.append(" ").append(params);
-    params = std::move(program);
-  }
-  if (!params.empty()) rhs.append("[").append(params).append("]");
-  for (auto const& in : inputs) rhs.append(" ").append(in);
-  lhs.append(" = ").append(rhs);
-  w.emit(std::move(lhs));
-}
+using JaxprWriter = JaxprWriterT<>;
 
 }  // namespace jaxcc::graph

@@ -342,7 +342,7 @@ class PrimitiveOf final : public PrimitiveBase {
   }
   Params const& params() const noexcept { return params_; }
 
-  void print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const override {
+  void print(JaxprSink& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const override {
     if constexpr (requires { P::print(w, params_, inputs, outputs); }) P::print(w, params_, inputs, outputs);
     else PrimitiveBase::print(w, inputs, outputs);
   }

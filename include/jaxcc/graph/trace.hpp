@@ -28,9 +28,8 @@
 namespace jaxcc::graph {
 
 struct Program;
-template <class = void>
-class JaxprWriterT;
-using JaxprWriter = JaxprWriterT<>;
+class Trace;
+struct Capture;
 using VarPtr = std::shared_ptr<Var>;
 
 /// One cotangent or tangent slot: empty means a symbolic zero.
@@ -89,6 +88,37 @@ class RowFold {
 
  private:
   std::int64_t segment_;
+};
+
+/// Where an equation writes itself as make_jaxpr shows it. The writer
+/// (graph::JaxprWriter, graph/jaxpr.hpp) is its one implementation; the
+/// equations' print rules, which every primitive's vtable names, are written
+/// against this interface, so that the writer itself is compiled only in the
+/// files that make a jaxpr.
+class JaxprSink {
+ public:
+  /// The name of a Var, given on first use.
+  virtual std::string const& name(Var const& v) = 0;
+  /// `name:type`.
+  virtual std::string binder(Var const& v) = 0;
+  /// A name for a value that exists only in the printout (inside a fused region).
+  virtual std::string fresh_name() = 0;
+  /// A one-element constant as a literal (`2.0:f32[]`).
+  virtual std::string literal(double value, DType dtype) const = 0;
+  virtual void emit(std::string equation) = 0;
+  /// Emit `name:type = op[params] args...` (the args in `order` when it is
+  /// given) and return `name`. Fused regions print each node through this:
+  /// one definition, rather than the text built in every region's type.
+  virtual std::string emit_node(std::string name, DType dtype, Shape const& shape, std::string_view op,
+                                std::string_view params, std::span<std::string const> args,
+                                std::span<int const> order = {}) = 0;
+  /// A program's text; `fusions`: runs of its equations printed as one
+  /// `fusion` equation each.
+  virtual std::string program(Trace const& trace, std::vector<AnyArray> const& outputs,
+                              std::span<Capture const> constants, std::span<Fusion const> fusions = {}) = 0;
+
+ protected:
+  ~JaxprSink() = default;
 };
 
 /// A primitive application's rules, erased of the primitive's static type.
@@ -186,8 +216,8 @@ class PrimitiveBase {
   virtual Program const* subprogram() const { return nullptr; }
   /// The runs of that program's equations that execute fused (jit's plan).
   virtual std::span<Fusion const> subprogram_fusions() const { return {}; }
-  /// Write this equation as make_jaxpr shows it (graph/jaxpr.hpp).
-  virtual inline void print(JaxprWriter& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const;
+  /// Write this equation as make_jaxpr shows it.
+  virtual inline void print(JaxprSink& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const;
 };
 
 inline Batched PrimitiveBase::batch(std::span<AnyArray const>, std::span<BatchDim const>, AxisData const&) const {
@@ -283,6 +313,25 @@ struct Program {
 
 /// A function of flat arrays, as closed programs are traced from.
 using FlatFunction = std::function<std::vector<AnyArray>(std::vector<AnyArray> const&)>;
+
+inline void PrimitiveBase::print(JaxprSink& w, std::span<std::string const> inputs, std::span<VarPtr const> outputs) const {
+  std::string lhs, rhs(name());
+  for (auto const& v : outputs) {
+    if (!lhs.empty()) lhs += ' ';
+    lhs += w.binder(*v);
+  }
+  std::string params = params_string();
+  if (auto const* p = subprogram()) {
+    std::string program = "jaxpr=";
+    program += w.program(*p->trace, p->outputs, p->trace->captures, subprogram_fusions());
+    if (!params.empty()) program.append(" ").append(params);
+    params = std::move(program);
+  }
+  if (!params.empty()) rhs.append("[").append(params).append("]");
+  for (auto const& in : inputs) rhs.append(" ").append(in);
+  lhs.append(" = ").append(rhs);
+  w.emit(std::move(lhs));
+}
 
 }  // namespace jaxcc::graph
 

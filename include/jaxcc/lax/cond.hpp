@@ -169,7 +169,7 @@ class CondCallT final : public graph::PrimitiveBase, public std::enable_shared_f
     return std::any_of(branches_.begin(), branches_.end(), [&](auto const& b) { return program_binds_axis(b, axis_name); });
   }
 
-  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
+  void print(graph::JaxprSink& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {
     print_call(w, "cond", inputs, outputs, [&] {
       std::vector<std::string> programs;

@@ -19,7 +19,6 @@
 #include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/batch.hpp"
-#include "jaxcc/graph/jaxpr.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/numpy/creation.hpp"
@@ -367,7 +366,7 @@ inline std::string indented(std::string const& s, std::size_t n) {
 
 inline std::string python_bool(bool b) { return b ? "True" : "False"; }
 
-inline std::string program_text(graph::JaxprWriter& w, graph::Program const& p) {
+inline std::string program_text(graph::JaxprSink& w, graph::Program const& p) {
   return w.program(*p.trace, p.outputs, p.trace->captures);
 }
 
@@ -376,7 +375,7 @@ inline std::string program_text(graph::JaxprWriter& w, graph::Program const& p) 
 /// outputs are named, as JAX names an equation's outputs before its
 /// sub-programs' variables.
 template <class Params>
-void print_call(graph::JaxprWriter& w, std::string_view name, std::span<std::string const> inputs,
+void print_call(graph::JaxprSink& w, std::string_view name, std::span<std::string const> inputs,
                 std::span<graph::VarPtr const> outputs, Params const& params) {
   std::string lhs;
   for (auto const& v : outputs) lhs.append(lhs.empty() ? "" : " ").append(w.binder(*v));

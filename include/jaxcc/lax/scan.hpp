@@ -243,7 +243,7 @@ class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_f
 
   bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(body_, axis_name); }
 
-  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
+  void print(graph::JaxprSink& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {
     print_call(w, "scan", inputs, outputs, [&] {
       std::string linear = "(";

@@ -167,7 +167,7 @@ class WhileCallT final : public graph::PrimitiveBase, public std::enable_shared_
     return program_binds_axis(cond_, axis_name) || program_binds_axis(body_, axis_name);
   }
 
-  void print(graph::JaxprWriter& w, std::span<std::string const> inputs,
+  void print(graph::JaxprSink& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {
     print_call(w, "while", inputs, outputs, [&] {
       auto body = "body_jaxpr=" + program_text(w, body_);

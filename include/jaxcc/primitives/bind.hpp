@@ -35,5 +35,3 @@ auto bind(typename Primitive::Params const& params, Operands const&... operands)
 
 }  // namespace jaxcc::detail
 
-// Every primitive can be printed by make_jaxpr.
-#include "jaxcc/graph/jaxpr.hpp"

@@ -28,6 +28,7 @@
 
 #include "jaxcc/bits/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/graph/jaxpr.hpp"  // python_float_repr, for fill values
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/slice.hpp"

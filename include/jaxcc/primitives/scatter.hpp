@@ -82,7 +82,7 @@ T combine_max(T a, T u) {
 /// A scatter equation as make_jaxpr prints it: `params` followed by JAX's
 /// update_consts and update_jaxpr, the scalar computation `combine` (JAX's
 /// primitive name; empty for a plain scatter, whose update_jaxpr is None).
-inline void print_scatter(graph::JaxprWriter& w, std::string_view name, std::string const& params,
+inline void print_scatter(graph::JaxprSink& w, std::string_view name, std::string const& params,
                           std::string_view combine, std::span<std::string const> inputs, graph::Var const& out) {
   auto const lhs = w.binder(out);
   std::string update_jaxpr = "None";
@@ -142,7 +142,7 @@ struct scatter_p {
     return "indices=" + to_string(Shape(p.indices.begin(), p.indices.end())) +
            " indices_are_sorted=True mode=GatherScatterMode.FILL_OR_DROP unique_indices=True";
   }
-  static void print(graph::JaxprWriter& w, Params const& p, std::span<std::string const> inputs,
+  static void print(graph::JaxprSink& w, Params const& p, std::span<std::string const> inputs,
                     std::span<graph::VarPtr const> outputs) {
     constexpr std::string_view combine[] = {"", "add", "sub", "mul", "min", "max"};
     auto const& out = *outputs[0];
@@ -309,7 +309,7 @@ struct scatter_add_p {
     return "axis=" + std::to_string(p.axis) + batch + " indices_are_sorted=False mode=" +
            gather_p::mode_string(p.mode) + " unique_indices=False";
   }
-  static void print(graph::JaxprWriter& w, Params const& p, std::span<std::string const> inputs,
+  static void print(graph::JaxprSink& w, Params const& p, std::span<std::string const> inputs,
                     std::span<graph::VarPtr const> outputs) {
     detail::print_scatter(w, name, params_string(p), "add", inputs, *outputs[0]);
   }
