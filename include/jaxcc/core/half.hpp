@@ -6,8 +6,8 @@
 // computes in float32 and rounds the result.
 // jaxcc's own, not Eigen's: every header that names an element type needs
 // them, and Eigen/Core took longer to parse than the standard headers
-// jaxcc's core uses (core/eigen.hpp maps them to Eigen's where a user's
-// Eigen code meets them).
+// jaxcc's core uses. Eigen takes them as scalars through its generic
+// NumTraits (core/eigen.hpp's views of 16-bit arrays).
 #pragma once
 
 #include <bit>
@@ -95,9 +95,9 @@ inline float float16_value(std::uint16_t h) noexcept {
 /// The base of both 16-bit floats (what converts to either of them).
 struct HalfFloatBase {};
 
-/// What both 16-bit floats share: construction from numbers (rounded through
-/// float32), explicit conversion to them, and arithmetic and comparison in
-/// float32. `Traits` gives the bits of a float and the float of bits.
+/// What both 16-bit floats share: explicit construction from numbers and
+/// from the other 16-bit float (rounded through float32), conversion to
+/// float32, and arithmetic and comparison in float32. `Traits` gives the bits of a float and the float of bits.
 template <class Half, class Traits>
 class HalfFloat : public HalfFloatBase {
  public:
