@@ -22,11 +22,16 @@ class ClosedJaxpr {
   std::vector<AnyArray> const& outputs() const noexcept { return outputs_; }
   std::size_t num_equations() const noexcept { return trace_->equations.size(); }
 
+  // Templates, so that the writer is compiled only in a file that prints one.
+  template <class = void>
   friend std::string to_string(ClosedJaxpr const& j) {
     graph::JaxprWriter w;
     return w.program(*j.trace_, j.outputs_, j.trace_->captures);
   }
-  friend std::ostream& operator<<(std::ostream& os, ClosedJaxpr const& j) { return os << to_string(j); }
+  template <class = void>
+  friend std::ostream& operator<<(std::ostream& os, ClosedJaxpr const& j) {
+    return os << to_string(j);
+  }
 
  private:
   std::shared_ptr<graph::Trace> trace_;
