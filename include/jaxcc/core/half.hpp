@@ -97,7 +97,8 @@ struct HalfFloatBase {};
 
 /// What both 16-bit floats share: explicit construction from numbers and
 /// from the other 16-bit float (rounded through float32), conversion to
-/// float32, and arithmetic and comparison in float32. `Traits` gives the bits of a float and the float of bits.
+/// float32, and arithmetic and comparison in float32. `Traits` gives the
+/// bits of a float and the float of bits.
 template <class Half, class Traits>
 class HalfFloat : public HalfFloatBase {
  public:
