@@ -233,6 +233,14 @@ struct ControlFlowBatchingOps {
   }
 };
 
+}  // namespace jaxcc::detail
+
+// Installed by the batching rules of control flow and custom rules; where the
+// runtime is linked, it holds these operations at every dtype.
+JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::ControlFlowBatchingOps>())
+
+namespace jaxcc::detail {
+
 /// Per example, on_true where pred holds, else on_false: pred is (batch,),
 /// the cases are mapped at axis 0 and share a type (JAX's _bcast_select).
 inline AnyArray select_mapped(Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) {

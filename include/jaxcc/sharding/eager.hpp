@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/sharding/bits/device_threads.hpp"
@@ -101,6 +102,8 @@ std::optional<AnyArray> apply_partitioned(std::shared_ptr<graph::PrimitiveBase c
   }
   return call->evaluate(operands).front();
 }
+JAXCC_RUNTIME_INSTANCE(std::optional<AnyArray> apply_partitioned<void>(std::shared_ptr<graph::PrimitiveBase const> const&,
+                                                                       std::span<AnyArray const>))
 
 /// Installed by device_put, shard_map and pmap, jit's out_shardings and
 /// with_sharding_constraint (declared in sharding/bits/spmd_ops.hpp).
@@ -110,5 +113,7 @@ void install_mesh_operations() {
   graph::sharded_apply().store(&apply_partitioned<>, std::memory_order_release);
   partitioned_call_hook().store(&partitioned_call<>, std::memory_order_release);
 }
+// It binds collectives at every dtype (SpmdOps): where the runtime is linked, the runtime holds it.
+JAXCC_RUNTIME_INSTANCE(void install_mesh_operations<void>())
 
 }  // namespace jaxcc::detail

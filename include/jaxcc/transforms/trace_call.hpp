@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
@@ -62,6 +63,14 @@ struct ReverseOps {
     }
   }
 };
+
+}  // namespace jaxcc::detail
+
+// Installed by every reverse-mode entry point; where the runtime is linked,
+// it holds these operations at every dtype.
+JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::ReverseOps>())
+
+namespace jaxcc::detail {
 
 /// `arg` with every Array leaf replaced by a new input of `trace`; scalar
 /// leaves stay as they are (constants, like static values).

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/bits/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/none.hpp"
 #include "jaxcc/graph/batch.hpp"
@@ -240,6 +241,16 @@ struct BatchingOps {
     ops.broadcast_axis = &detail::broadcast_axis<AnyArray>;
   }
 };
+
+}  // namespace detail
+}  // namespace jaxcc
+
+// Installed by every vmap; with the runtime linked, the runtime holds it (and
+// the 16-bit floats' operations through float32 that it fills).
+JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::BatchingOps>())
+
+namespace jaxcc {
+namespace detail {
 
 /// A batched output moved to where out_axes wants its mapped axis (JAX's
 /// matchaxis): an unmapped output is broadcast, a mapped one with out_axes
