@@ -312,4 +312,38 @@ TEST_CASE("eager ops on sharded arrays run partitioned, laid out as jit lays the
           "Mesh('data': 4) and on Mesh('data': 2); put them on one mesh");
 }
 
+TEMPLATE_TEST_CASE("the narrow dtypes' partial results and reshards, moved in a wider dtype, are the unsharded ones",
+                   "[partition][dtype]", bool, std::int8_t, std::uint8_t, std::int16_t, std::uint32_t, jaxcc::bfloat16,
+                   jaxcc::float16) {
+  // Their mesh operations go through int32, int64 or float32 and back
+  // (sharding/bits/spmd_ops.hpp). Small integers: every sum here is exact
+  // in each dtype, so the sharded results equal the unsharded ones exactly.
+  using T = TestType;
+  auto const mesh = mesh_of({2}, {"data"});
+  std::vector<T> values;
+  for (int i = 0; i < 48; ++i) {
+    if constexpr (std::same_as<T, bool>) values.push_back((i * 7) % 3 == 0);
+    else values.push_back(static_cast<T>((i * 7) % 23));
+  }
+  auto const x = jnp::array(values, {8, 6});
+  auto const split = jaxcc::device_put(x, NamedSharding(mesh, P("data", none)));
+
+  // Resharded: rows split -> columns split.
+  auto const moved = jaxcc::jit([](Array<T> const& v) { return v; },
+                                jaxcc::out_shardings(NamedSharding(mesh, P(none, "data"))))(split);
+  CHECK(moved.sharding().spec() == P(none, "data"));
+  CHECK(moved.to_vector() == values);
+
+  // A reduction over the split rows: per-device partial results combined by
+  // a maximum (any, for bool) and a sum.
+  auto const most = jaxcc::jit([](Array<T> const& v) {
+    if constexpr (std::same_as<T, bool>) return jnp::any(v, 0);
+    else return Array<T>(jnp::max(v, 0));
+  })(split);
+  if constexpr (std::same_as<T, bool>) CHECK(most.to_vector() == jnp::any(x, 0).to_vector());
+  else CHECK(most.to_vector() == Array<T>(jnp::max(x, 0)).to_vector());
+  auto const total = jaxcc::jit([](Array<T> const& v) { return jnp::sum(v, 0); })(split);
+  CHECK(total.to_vector() == jnp::sum(x, 0).to_vector());
+}
+
 }  // namespace test_partition
