@@ -113,7 +113,7 @@ void install_mesh_operations() {
   graph::sharded_apply().store(&apply_partitioned<>, std::memory_order_release);
   partitioned_call_hook().store(&partitioned_call<>, std::memory_order_release);
 }
-// It binds collectives at every dtype (SpmdOps): where the runtime is linked, the runtime holds it.
+// It fills every dtype's mesh operations (SpmdOps): where the runtime is linked, the runtime holds it.
 JAXCC_RUNTIME_INSTANCE(void install_mesh_operations<void>())
 
 }  // namespace jaxcc::detail
