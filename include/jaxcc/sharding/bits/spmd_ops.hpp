@@ -21,7 +21,6 @@
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/primitives/collectives.hpp"
-#include "jaxcc/primitives/float_convert.hpp"
 
 namespace jaxcc::detail {
 
@@ -59,12 +58,12 @@ using mesh_carrier_t =
 
 template <Element T>
 AnyArray to_mesh_carrier(AnyArray const& x) {
-  if constexpr (is_half_float<T>) return float_converted(x, DType::float32);
+  if constexpr (is_half_float<T>) return widened_to_float32<T>(x);
   else return Array<mesh_carrier_t<T>>(x.as<T>().template astype<mesh_carrier_t<T>>());
 }
 template <Element T>
 AnyArray from_mesh_carrier(AnyArray const& x) {
-  if constexpr (is_half_float<T>) return float_converted(x, dtype_of<T>);
+  if constexpr (is_half_float<T>) return rounded_from_float32<T>(x);
   else return Array<T>(x.as<mesh_carrier_t<T>>().template astype<T>());
 }
 
