@@ -302,29 +302,138 @@ class JitCache {
     std::shared_lock lock(mutex_);
     return entries_.size();
   }
-  /// The explanation JAX's explain_tracing_cache_miss would log for `key`.
-  template <class Describe>
-  std::string explain_miss(JitKey const& key, Describe&& describe) const {
-    std::shared_lock lock(mutex_);
-    std::string msg = "TRACING CACHE MISS:\n";
-    std::pair<int, std::string> closest{-1, {}};
-    for (auto const& [seen, entry] : entries_) {
-      if (seen.signature != key.signature) continue;
-      auto diff = describe(key, seen);
-      if (closest.first < 0 || diff.first < closest.first) closest = std::move(diff);
-    }
-    if (closest.first < 0) {
-      msg += entries_.empty() ? "  never seen function" : "  never seen these argument types";
-      return msg;
-    }
-    msg += "  all previously seen cache keys differ. For the closest previous key:\n  " + closest.second;
-    return msg;
-  }
+  /// The explanation JAX's explain_tracing_cache_miss would log for `key`
+  /// (key_difference's names: `where`, `traced_names`, `static_names`).
+  template <class = void>
+  std::string explain_miss(JitKey const& key, std::vector<std::string> const& where,
+                           std::vector<std::string> const& traced_names,
+                           std::vector<std::string> const& static_names) const;
 
  private:
   mutable std::shared_mutex mutex_;
   std::unordered_map<JitKey, std::shared_ptr<JitEntryBase const>, JitKeyHash> entries_;
 };
+
+template <class>
+std::string JitCache::explain_miss(JitKey const& key, std::vector<std::string> const& where,
+                                   std::vector<std::string> const& traced_names,
+                                   std::vector<std::string> const& static_names) const {
+  std::shared_lock lock(mutex_);
+  std::string msg = "TRACING CACHE MISS:\n";
+  std::pair<int, std::string> closest{-1, {}};
+  for (auto const& [seen, entry] : entries_) {
+    if (seen.signature != key.signature) continue;
+    auto diff = key_difference(key, seen, where, traced_names, static_names);
+    if (closest.first < 0 || diff.first < closest.first) closest = std::move(diff);
+  }
+  if (closest.first < 0) {
+    msg += entries_.empty() ? "  never seen function" : "  never seen these argument types";
+    return msg;
+  }
+  msg += "  all previously seen cache keys differ. For the closest previous key:\n  " + closest.second;
+  return msg;
+}
+JAXCC_RUNTIME_INSTANCE(std::string JitCache::explain_miss<void>(JitKey const&, std::vector<std::string> const&,
+                                                               std::vector<std::string> const&,
+                                                               std::vector<std::string> const&) const)
+
+// What a jitted call does apart from calling f and rebuilding its output
+// depends on the arguments' types at most, not on f: written here once, so
+// that jitted functions of one signature share it (and, but for the key,
+// the runtime holds it).
+
+/// The key of a call with these arguments, built into `key`.
+template <class Statics, class... Args>
+void jit_key_of(JitKey& key, Args const&... args) {
+  key.clear();
+  key.signature = typeid(std::tuple<Args...>);
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (
+        [&] {
+          if constexpr (Statics::contains(I)) {
+            using Arg = std::tuple_element_t<I, std::tuple<Args...>>;
+            static_assert(StaticArgument<Arg>,
+                          "Non-hashable static arguments are not supported, as this can lead to unexpected "
+                          "cache-misses: a static argument of jaxcc::jit needs std::hash and operator==");
+            key.statics.push_back(std::allocate_shared<StaticValueOf<Arg> const>(
+                BlockAllocator<StaticValueOf<Arg> const>{}, std::get<I>(std::tie(args...))));
+          } else {
+            append_structure(std::get<I>(std::tie(args...)), key.nodes);
+            key.structure_ends.push_back(key.nodes.size());
+            append_leaf_keys(std::get<I>(std::tie(args...)), key.leaves);
+          }
+        }(),
+        ...);
+  }(std::index_sequence_for<Args...>{});
+  std::size_t h = hash_combine(key.signature.hash_code(), tree::PyTreeDef::hash(key.nodes));
+  for (auto e : key.structure_ends) h = hash_combine(h, e);
+  for (auto const& l : key.leaves) {
+    h = hash_combine(h, static_cast<std::size_t>(l.dtype));
+    for (auto d : l.shape) h = hash_combine(h, static_cast<std::size_t>(d));
+    h = hash_combine(h, static_cast<std::size_t>(l.bits));
+  }
+  for (auto const& s : key.statics) h = hash_combine(h, s->hash());
+  key.hash = h;
+}
+
+/// The cache-miss log for `key` (slow path: names every leaf).
+template <class Statics, class... Args>
+std::string explain_jit_miss(JitCache const& cache, JitKey const& key, Args const&... args) {
+  std::vector<std::string> where, traced_names, static_names;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (
+        [&] {
+          std::string const name = "args[" + std::to_string(I) + "]";
+          if constexpr (Statics::contains(I)) {
+            static_names.push_back(name);
+          } else {
+            traced_names.push_back(name);
+            for (auto const& [path, leaf] : tree::flatten_with_path(std::get<I>(std::tie(args...))).first)
+              where.push_back(name + tree::keystr(path));
+          }
+        }(),
+        ...);
+  }(std::index_sequence_for<Args...>{});
+  return cache.explain_miss(key, where, traced_names, static_names);
+}
+
+/// For each array leaf of the arguments, in order: whether it is donated.
+template <class Donated, class... Args>
+std::vector<std::uint8_t> donated_leaves(Args const&... args) {
+  std::vector<std::uint8_t> out;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (out.insert(out.end(), array_leaves(args).size(), Donated::contains(I) ? 1 : 0), ...);
+  }(std::index_sequence_for<Args...>{});
+  return out;
+}
+
+/// The call for a key not in the cache: f (as a function of its
+/// arguments' leaves) traced on `operands`' avals, optimized, and made one
+/// `jit` equation, or for operands laid out on a mesh (or sharded outputs)
+/// the partitioner's call. Values f read from enclosing traces are
+/// appended to `closure`.
+template <class = void>
+std::shared_ptr<graph::PrimitiveBase const> compile_jit_call(graph::FlatFunction const& flat,
+                                                             std::vector<AnyArray> const& operands,
+                                                             std::optional<NamedSharding> const& out_sharding,
+                                                             std::vector<std::uint8_t> donated,
+                                                             std::vector<AnyArray>& closure) {
+  std::vector<graph::Aval> avals;
+  for (auto const& a : operands) avals.push_back(graph::aval_of(a));
+  auto program = graph::trace_program(flat, avals, closure);
+  graph::optimize(program);
+  if (auto const mesh = mesh_of(operands, out_sharding)) {
+    auto inputs = operands;  // values of enclosing traces are whole on every device
+    inputs.insert(inputs.end(), closure.begin(), closure.end());
+    auto const partition = partitioned_call_hook().load(std::memory_order_acquire);
+    if (!partition) throw Error("internal error: an array is on a mesh but the partitioner was not installed");
+    return partition(program, *mesh, inputs, out_sharding);
+  }
+  return std::make_shared<ClosedCall const>("jit", std::move(program), std::move(donated));
+}
+JAXCC_RUNTIME_INSTANCE(std::shared_ptr<graph::PrimitiveBase const> compile_jit_call<void>(
+    graph::FlatFunction const&, std::vector<AnyArray> const&, std::optional<NamedSharding> const&,
+    std::vector<std::uint8_t>, std::vector<AnyArray>&))
 
 }  // namespace detail
 
@@ -359,7 +468,7 @@ class Jitted {
     using Flat = detail::FlatCall<F, Args...>;
     using Entry = detail::JitEntry<typename Flat::Out>;
     auto& scratch = detail::scratch_key();
-    key_of(scratch, args...);
+    detail::jit_key_of<Statics>(scratch, args...);
     if (auto const entry = cache_->find(scratch)) {
       // The steady state: every vector here keeps its capacity from call to call.
       detail::ScratchVector<AnyArray> operands, results;
@@ -372,23 +481,11 @@ class Jitted {
     auto key = std::move(scratch);  // f may call jitted functions, which use the scratch key
     Flat flat(f_, std::tuple<Args...>{args...});
     auto operands = flat.argument_leaves();
-    if (config::explain_cache_misses().load()) std::cerr << explain(key, args...) << '\n';
-    std::vector<graph::Aval> avals;
-    for (auto const& a : operands) avals.push_back(graph::aval_of(a));
+    if (config::explain_cache_misses().load()) std::cerr << detail::explain_jit_miss<Statics>(*cache_, key, args...) << '\n';
     std::vector<AnyArray> closure;
-    auto program = graph::trace_program(flat, avals, closure);
-    graph::optimize(program);
-    std::shared_ptr<graph::PrimitiveBase const> call;
-    if (auto const mesh = detail::mesh_of(operands, out_sharding_)) {
-      auto inputs = operands;  // values of enclosing traces are whole on every device
-      inputs.insert(inputs.end(), closure.begin(), closure.end());
-      auto const partition = detail::partitioned_call_hook().load(std::memory_order_acquire);
-      if (!partition) throw Error("internal error: an array is on a mesh but the partitioner was not installed");
-      call = partition(program, *mesh, inputs, out_sharding_);
-    } else {
-      call = std::make_shared<detail::ClosedCall const>("jit", std::move(program), donated_leaves(args...));
-    }
-    auto made = std::make_shared<Entry const>(std::move(call), flat.output());
+    auto made = std::make_shared<Entry const>(
+        detail::compile_jit_call(flat, operands, out_sharding_, detail::donated_leaves<Donated>(args...), closure),
+        flat.output());
     if (!closure.empty()) {
       // f read values traced by an enclosing transform: this program
       // belongs to that trace alone, so it is used once and not cached.
@@ -400,76 +497,10 @@ class Jitted {
     return unflatten(typed, typed.call->evaluate(operands));
   }
 
-  /// For each array leaf of the arguments, in order: whether it is donated.
-  template <class... Args>
-  static std::vector<std::uint8_t> donated_leaves(Args const&... args) {
-    std::vector<std::uint8_t> out;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (out.insert(out.end(), detail::array_leaves(args).size(), Donated::contains(I) ? 1 : 0), ...);
-    }(std::index_sequence_for<Args...>{});
-    return out;
-  }
-
   template <class Entry>
   static auto unflatten(Entry const& entry, std::vector<AnyArray> const& leaves) {
     std::size_t next = 0;
     return detail::with_array_leaves(entry.out, leaves, next);
-  }
-
-  /// The key of a call with these arguments, built into `key`.
-  template <class... Args>
-  static void key_of(detail::JitKey& key, Args const&... args) {
-    key.clear();
-    key.signature = typeid(std::tuple<Args...>);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (add_to_key<I>(key, args), ...);
-    }(std::index_sequence_for<Args...>{});
-    std::size_t h = detail::hash_combine(key.signature.hash_code(), tree::PyTreeDef::hash(key.nodes));
-    for (auto e : key.structure_ends) h = detail::hash_combine(h, e);
-    for (auto const& l : key.leaves) {
-      h = detail::hash_combine(h, static_cast<std::size_t>(l.dtype));
-      for (auto d : l.shape) h = detail::hash_combine(h, static_cast<std::size_t>(d));
-      h = detail::hash_combine(h, static_cast<std::size_t>(l.bits));
-    }
-    for (auto const& s : key.statics) h = detail::hash_combine(h, s->hash());
-    key.hash = h;
-  }
-
-  template <std::size_t I, class Arg>
-  static void add_to_key(detail::JitKey& key, Arg const& arg) {
-    if constexpr (Statics::contains(I)) {
-      static_assert(StaticArgument<Arg>,
-                    "Non-hashable static arguments are not supported, as this can lead to unexpected cache-misses: "
-                    "a static argument of jaxcc::jit needs std::hash and operator==");
-      key.statics.push_back(std::allocate_shared<detail::StaticValueOf<Arg> const>(
-          detail::BlockAllocator<detail::StaticValueOf<Arg> const>{}, arg));
-    } else {
-      detail::append_structure(arg, key.nodes);
-      key.structure_ends.push_back(key.nodes.size());
-      detail::append_leaf_keys(arg, key.leaves);
-    }
-  }
-
-  /// The cache-miss log for `key` (slow path: names every leaf).
-  template <class... Args>
-  std::string explain(detail::JitKey const& key, Args const&... args) const {
-    std::vector<std::string> where, traced_names, static_names;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (
-          [&] {
-            std::string const name = "args[" + std::to_string(I) + "]";
-            if constexpr (Statics::contains(I)) {
-              static_names.push_back(name);
-            } else {
-              traced_names.push_back(name);
-              for (auto const& [path, leaf] : tree::flatten_with_path(args).first) where.push_back(name + tree::keystr(path));
-            }
-          }(),
-          ...);
-    }(std::index_sequence_for<Args...>{});
-    return cache_->explain_miss(key, [&](detail::JitKey const& now, detail::JitKey const& before) {
-      return detail::key_difference(now, before, where, traced_names, static_names);
-    });
   }
 
   F f_;
