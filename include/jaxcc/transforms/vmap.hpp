@@ -269,6 +269,42 @@ inline AnyArray match_out_axis(AnyArray const& x, graph::BatchDim src, std::opti
   return src ? graph::values::move_axis(x, *src, d) : graph::values::broadcast_axis(x, axis.size, d);
 }
 
+/// What vmap does between taking the arguments apart and putting the
+/// output together, the same for every function: f (as a function of its
+/// arguments' leaves) traced once on the per-example shapes of `leaves`,
+/// then its program run on the batch. Returns the program's outputs (the
+/// traced output's leaves) and the batched values with their batch dims.
+template <class = void>
+std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch(graph::FlatFunction const& f,
+                                                                 std::vector<SpecifiedLeaf> const& leaves,
+                                                                 graph::AxisData const& axis) {
+  std::vector<graph::Aval> avals;
+  for (auto const& l : leaves) {
+    Shape shape = l.value.shape();
+    if (l.axis) shape.erase(shape.begin() + *l.axis);
+    avals.push_back({l.value.dtype(), std::move(shape)});
+  }
+  std::vector<AnyArray> closure;
+  auto const program = [&] {
+    graph::ScopedAxis scope(axis);
+    return graph::trace_program(f, avals, closure);
+  }();
+  std::vector<AnyArray> inputs;
+  std::vector<graph::BatchDim> dims;
+  for (auto const& l : leaves) {
+    inputs.push_back(l.value);
+    dims.push_back(l.axis);
+  }
+  for (auto const& c : closure) {
+    inputs.push_back(c);
+    dims.push_back(graph::not_mapped);
+  }
+  auto result = graph::batch_program(program, inputs, dims, axis);
+  return {program.outputs, std::move(result)};
+}
+JAXCC_RUNTIME_INSTANCE(std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch<void>(
+    graph::FlatFunction const&, std::vector<SpecifiedLeaf> const&, graph::AxisData const&))
+
 template <class F, class InAxes, class OutAxes>
 class Vmapped {
  public:
@@ -291,34 +327,10 @@ class Vmapped {
     auto leaves = specified_leaves("vmap in_axes", "args", specs, std::tuple<Args const&...>(args...));
     graph::AxisData const axis{mapped_axis_size(leaves, size_), name_};
 
-    // Trace once, on the per-example shapes.
     FlatCall<F, Args...> call(f_, std::tuple<Args...>{args...});
-    std::vector<graph::Aval> avals;
-    for (auto const& l : leaves) {
-      Shape shape = l.value.shape();
-      if (l.axis) shape.erase(shape.begin() + *l.axis);
-      avals.push_back({l.value.dtype(), std::move(shape)});
-    }
-    std::vector<AnyArray> closure;
-    auto const program = [&] {
-      graph::ScopedAxis scope(axis);
-      return graph::trace_program(call, avals, closure);
-    }();
+    auto const [program_outputs, result] = trace_and_batch(call, leaves, axis);
 
-    // Run it on the batch.
-    std::vector<AnyArray> inputs;
-    std::vector<graph::BatchDim> dims;
-    for (auto const& l : leaves) {
-      inputs.push_back(l.value);
-      dims.push_back(l.axis);
-    }
-    for (auto const& c : closure) {
-      inputs.push_back(c);
-      dims.push_back(graph::not_mapped);
-    }
-    auto const result = graph::batch_program(program, inputs, dims, axis);
-
-    auto const traced_out = call.unflatten_output(program.outputs);
+    auto const traced_out = call.unflatten_output(program_outputs);
     auto const out_spec = [&] {
       if constexpr (std::tuple_size_v<decltype(out_.specs)> == 1) return std::get<0>(out_.specs);
       else return out_.specs;
