@@ -314,7 +314,7 @@ class JitCache {
   std::unordered_map<JitKey, std::shared_ptr<JitEntryBase const>, JitKeyHash> entries_;
 };
 
-template <class>
+template <class Void>
 std::string JitCache::explain_miss(JitKey const& key, std::vector<std::string> const& where,
                                    std::vector<std::string> const& traced_names,
                                    std::vector<std::string> const& static_names) const {
@@ -323,7 +323,7 @@ std::string JitCache::explain_miss(JitKey const& key, std::vector<std::string> c
   std::pair<int, std::string> closest{-1, {}};
   for (auto const& [seen, entry] : entries_) {
     if (seen.signature != key.signature) continue;
-    auto diff = key_difference(key, seen, where, traced_names, static_names);
+    auto diff = key_difference<Void>(key, seen, where, traced_names, static_names);
     if (closest.first < 0 || diff.first < closest.first) closest = std::move(diff);
   }
   if (closest.first < 0) {
@@ -412,7 +412,7 @@ std::vector<std::uint8_t> donated_leaves(Args const&... args) {
 /// `jit` equation, or for operands laid out on a mesh (or sharded outputs)
 /// the partitioner's call. Values f read from enclosing traces are
 /// appended to `closure`.
-template <class = void>
+template <class Void = void>
 std::shared_ptr<graph::PrimitiveBase const> compile_jit_call(graph::FlatFunction const& flat,
                                                              std::vector<AnyArray> const& operands,
                                                              std::optional<NamedSharding> const& out_sharding,
@@ -420,16 +420,18 @@ std::shared_ptr<graph::PrimitiveBase const> compile_jit_call(graph::FlatFunction
                                                              std::vector<AnyArray>& closure) {
   std::vector<graph::Aval> avals;
   for (auto const& a : operands) avals.push_back(graph::aval_of(a));
-  auto program = graph::trace_program(flat, avals, closure);
-  graph::optimize(program);
-  if (auto const mesh = mesh_of(operands, out_sharding)) {
+  // (Each call names Void, so that none of what it reaches is instantiated
+  // in a file that never calls jit.)
+  auto program = graph::trace_program<Void>(flat, avals, closure);
+  graph::optimize<Void>(program);
+  if (auto const mesh = mesh_of<Void>(operands, out_sharding)) {
     auto inputs = operands;  // values of enclosing traces are whole on every device
     inputs.insert(inputs.end(), closure.begin(), closure.end());
     auto const partition = partitioned_call_hook().load(std::memory_order_acquire);
     if (!partition) throw Error("internal error: an array is on a mesh but the partitioner was not installed");
     return partition(program, *mesh, inputs, out_sharding);
   }
-  return std::make_shared<ClosedCall const>("jit", std::move(program), std::move(donated));
+  return std::make_shared<ClosedCallT<Void> const>("jit", std::move(program), std::move(donated));
 }
 JAXCC_RUNTIME_INSTANCE(std::shared_ptr<graph::PrimitiveBase const> compile_jit_call<void>(
     graph::FlatFunction const&, std::vector<AnyArray> const&, std::optional<NamedSharding> const&,

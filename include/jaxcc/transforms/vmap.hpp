@@ -274,7 +274,7 @@ inline AnyArray match_out_axis(AnyArray const& x, graph::BatchDim src, std::opti
 /// arguments' leaves) traced once on the per-example shapes of `leaves`,
 /// then its program run on the batch. Returns the program's outputs (the
 /// traced output's leaves) and the batched values with their batch dims.
-template <class = void>
+template <class Void = void>
 std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch(graph::FlatFunction const& f,
                                                                  std::vector<SpecifiedLeaf> const& leaves,
                                                                  graph::AxisData const& axis) {
@@ -287,7 +287,7 @@ std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch(graph::FlatFunc
   std::vector<AnyArray> closure;
   auto const program = [&] {
     graph::ScopedAxis scope(axis);
-    return graph::trace_program(f, avals, closure);
+    return graph::trace_program<Void>(f, avals, closure);  // (named Void: instantiated only where vmap is)
   }();
   std::vector<AnyArray> inputs;
   std::vector<graph::BatchDim> dims;
@@ -299,7 +299,7 @@ std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch(graph::FlatFunc
     inputs.push_back(c);
     dims.push_back(graph::not_mapped);
   }
-  auto result = graph::batch_program(program, inputs, dims, axis);
+  auto result = graph::batch_program<Void>(program, inputs, dims, axis);
   return {program.outputs, std::move(result)};
 }
 JAXCC_RUNTIME_INSTANCE(std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch<void>(
