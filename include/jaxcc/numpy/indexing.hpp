@@ -183,12 +183,17 @@ inline std::array<std::int64_t, 3> slice_positions(Slice const& s, std::int64_t 
 /// as 0-d arrays.
 template <Element T>
 Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop) {
+  // The index arithmetic's element types, spelled through T: written plainly,
+  // every file that includes this header would compile it (see
+  // detail::dependent_t).
+  using Index = detail::dependent_t<T, std::int32_t>;
+  using Mask = detail::dependent_t<T, bool>;
   using Kind = IndexItem::Kind;
   bool const advanced = drop || std::ranges::any_of(items, [](IndexItem const& i) { return i.kind == Kind::array; });
   std::int64_t consumed = 0;
   for (auto& item : items) {
     consumed += item.kind != Kind::newaxis;
-    if (advanced && item.kind == Kind::integer) item = index_item(numpy::full<std::int32_t>(Shape{}, item.integer));
+    if (advanced && item.kind == Kind::integer) item = index_item(numpy::full<Index>(Shape{}, item.integer));
   }
   check_index_count(x.ndim(), consumed);
   items.resize(items.size() + static_cast<std::size_t>(x.ndim() - consumed));
@@ -252,16 +257,16 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     throw Error(os.str());
   }
   // One flat index over the indexed axes, row-major; `valid` where every part is in range.
-  Array<std::int32_t> flat = numpy::zeros<std::int32_t>(common);
-  Array<bool> valid = numpy::full<bool>(common, true);
+  Array<Index> flat = numpy::zeros<Index>(common);
+  Array<Mask> valid = numpy::full<Mask>(common, true);
   std::int64_t merged = 1;
   for (auto k = indexed.rbegin(); k != indexed.rend(); ++k) {
     auto const n = y.shape()[*k];
     check_axis_not_empty(n, *k);
     auto idx = numpy::broadcast_to(items[*k].array, common);
-    idx = numpy::where(idx < 0, idx + static_cast<std::int32_t>(n), idx);
-    if (drop) valid = valid & (idx >= 0) & (idx < static_cast<std::int32_t>(n));
-    flat = flat + numpy::clip(idx, 0, static_cast<std::int32_t>(n - 1)) * static_cast<std::int32_t>(merged);
+    idx = numpy::where(idx < 0, idx + static_cast<Index>(n), idx);
+    if (drop) valid = valid & (idx >= 0) & (idx < static_cast<Index>(n));
+    flat = flat + numpy::clip(idx, 0, static_cast<Index>(n - 1)) * static_cast<Index>(merged);
     merged *= n;
   }
   // The indexed axes together, where the first stood if they were adjacent in the index, else in front.

@@ -91,9 +91,10 @@ std::tuple<Array<T>, Array<T>> slogdet_lu(Array<T> const& a) {
   auto const [lu, pivots, permutation] = lax::linalg::lu(a);
   auto const diag = numpy::diagonal(lu, 0, -2, -1);
   auto const is_zero = numpy::any(diag == T(0), -1);
-  auto const swaps = numpy::sum(Array<bool>(pivots != iota<std::int32_t>(n)).template astype<std::int32_t>(), -1);
-  auto const negative = numpy::sum(Array<bool>(diag < T(0)).template astype<std::int32_t>(), -1);
-  auto const parity = Array<std::int32_t>((swaps + negative) & 1);
+  using Count = detail::dependent_t<T, std::int32_t>;  // (through T: compiled only where this is)
+  auto const swaps = numpy::sum(Array<bool>(pivots != iota<Count>(n)).template astype<Count>(), -1);
+  auto const negative = numpy::sum(Array<bool>(diag < T(0)).template astype<Count>(), -1);
+  auto const parity = Array<Count>((swaps + negative) & 1);
   auto const sign = numpy::where(is_zero, T(0), Array<T>(T(1) - T(2) * parity.template astype<T>()));
   auto const logdet = numpy::where(is_zero, -std::numeric_limits<T>::infinity(),
                                    numpy::sum(Array<T>(numpy::log(numpy::abs(diag))), -1));

@@ -181,8 +181,9 @@ Array<T> pad_along(Array<T> x, PadWidths const& widths, std::string_view mode, P
       auto const ramp = [&](Array<T> const& edge, std::int64_t width, bool rising) {
         Shape steps(nd, 1);
         steps[i] = width;
-        auto fraction = numpy::arange<double>(width) / static_cast<double>(std::max<std::int64_t>(width, 1));
-        Array<double> at = lax::reshape(Array<double>(fraction), steps);
+        using F64 = detail::dependent_t<T, double>;  // (through T: compiled only where this is)
+        auto fraction = numpy::arange<F64>(width) / static_cast<F64>(std::max<std::int64_t>(width, 1));
+        Array<double> at = lax::reshape(Array<F64>(fraction), steps);
         if (!rising) at = reversed_along(at, axis);
         auto const start = options.end_value;
         Array<double> const values = start + (edge.template astype<double>() - start) * at;

@@ -581,13 +581,13 @@ struct device_part_p {
   }
   template <Element T>
   static Array<T> vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
-    std::vector<Array<std::int32_t>> starts;
+    using Index = detail::dependent_t<T, std::int32_t>;  // (through T: compiled only where this is)
+    std::vector<Array<Index>> starts;
     for (std::size_t d = 0; d < p.dims.size(); ++d) {
-      Array<std::int32_t> part = detail::rank0_array(std::int32_t{0});
+      Array<Index> part = detail::rank0_array(Index{0});
       for (auto const& axis : p.dims[d])
-        part = Array<std::int32_t>(part * static_cast<std::int32_t>(graph::find_axis(axis).size) +
-                                   axis_index_p::bind({axis}));
-      starts.push_back(Array<std::int32_t>(part * static_cast<std::int32_t>(ct.shape()[d])));
+        part = Array<Index>(part * static_cast<Index>(graph::find_axis(axis).size) + axis_index_p::bind({axis}));
+      starts.push_back(Array<Index>(part * static_cast<Index>(ct.shape()[d])));
     }
     return detail::bind<dynamic_update_slice_p>({}, detail::filled<T>(x.shape(), 0), ct, starts);
   }
