@@ -339,8 +339,8 @@ JAXCC_RUNTIME_INSTANCE(std::string JitCache::explain_miss<void>(JitKey const&, s
 
 // What a jitted call does apart from calling f and rebuilding its output
 // depends on the arguments' types at most, not on f: written here once, so
-// that jitted functions of one signature share it (and, but for the key,
-// the runtime holds it).
+// that jitted functions of one signature share it. What depends on no type
+// at all (compile_jit_call, JitCache::explain_miss) the runtime holds.
 
 /// The key of a call with these arguments, built into `key`.
 template <class Statics, class... Args>
