@@ -9,8 +9,9 @@
 #   bench/compile_cost.sh [--check | --enforce NAME,...] [--quick] [--compiler g++] [--include DIR] [--repeat N] [--runtime LIB]
 #
 # --enforce: as --check, but only for the named files (empty, quickstart, mlp,
-# quickstart+runtime, mlp+runtime); the others' figures are reported, not enforced. CI enforces
-# the targets met so far, so that a change that loses them fails.
+# quickstart+runtime, mlp+runtime); the others' figures are reported, not
+# enforced. CI enforces the targets met so far, so that a change that loses
+# them fails.
 # --include: where jaxcc's headers are (default: this checkout's include/);
 # point it at an installed prefix's include/ to measure the installed package.
 # --quick: the Eigen, empty and quickstart files, and with --runtime the
