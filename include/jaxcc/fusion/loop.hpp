@@ -143,6 +143,21 @@ inline constexpr bool vectorizable = [] {
   else return std::same_as<L, typename E::value_type> && simd_ready<E, simd_lane_t<L>>;
 }();
 
+/// An op whose SIMD kernel is a long series (a transcendental function's),
+/// as the op declares with `long_kernel = true`.
+template <class Op>
+concept LongKernelOp = requires { requires Op::long_kernel; };
+
+/// Whether some op of the region has a long kernel: its dense rows then run
+/// through the loop its broadcast rows do (which tests each leaf's step per
+/// batch, a cost lost beside the kernel), so that the region compiles one
+/// flattened loop instead of two. Regions of short kernels keep a loop of
+/// their own for dense rows: there the test costs a few percent in cache.
+template <class E>
+inline constexpr bool has_long_kernel = false;
+template <class Op, class... Args>
+inline constexpr bool has_long_kernel<Expr<Op, Args...>> = LongKernelOp<Op> || (has_long_kernel<Args> || ...);
+
 template <class E, class F>
 void for_each_leaf(E const& e, F&& f) {
   if constexpr (is_expr<E>::value)
@@ -271,7 +286,8 @@ Array<typename E::value_type> evaluate_concrete(E const& e) {
   loop.out_size = sizeof(R);
   loop.region = &e;
   loop.dense = [](void const* region, RowState<N> const& s, void* dst, std::int64_t lo, std::int64_t hi) {
-    if constexpr (vectorizable<E>) simd_rows<true>(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
+    if constexpr (vectorizable<E>)
+      simd_rows<!has_long_kernel<E>>(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
     else scalar_rows(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
   };
   if constexpr (vectorizable<E>) loop.align = xsimd::batch<simd_lane_t<R>>::size;

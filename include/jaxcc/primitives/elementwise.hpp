@@ -303,6 +303,7 @@ struct log_p;
 struct pow_p {
   JAXCC_SAME_TYPE_OP("pow")
   template <class L> static constexpr bool simd_for = detail::is_float<L> && detail::xsimd_log_compiles;
+  static constexpr bool long_kernel = true;
   template <class T> static T scalar(T a, T b) {
     if constexpr (detail::is_float<T>) {
       return std::pow(a, b);
@@ -367,13 +368,17 @@ struct square_p {
 
 // Floating-point functions, built only on float lanes (integers are
 // converted first). `factor` is d out / d a as an expression of `a`.
-#define JAXCC_FLOAT_UNARY_OP(type, op_name, std_fn, simd_fn, tangent_body)    \
-  JAXCC_FLOAT_UNARY_OP_IF(type, op_name, std_fn, simd_fn, true, tangent_body)
+// `is_long`: whether the SIMD kernel is a long series (a transcendental
+// function's) rather than an instruction or two (fusion/loop.hpp's
+// `long_kernel`).
+#define JAXCC_FLOAT_UNARY_OP(type, op_name, std_fn, simd_fn, is_long, tangent_body)    \
+  JAXCC_FLOAT_UNARY_OP_IF(type, op_name, std_fn, simd_fn, true, is_long, tangent_body)
 /// The same, its SIMD kernel used only where `simd_compiles` holds.
-#define JAXCC_FLOAT_UNARY_OP_IF(type, op_name, std_fn, simd_fn, simd_compiles, tangent_body) \
+#define JAXCC_FLOAT_UNARY_OP_IF(type, op_name, std_fn, simd_fn, simd_compiles, is_long, tangent_body) \
   struct type {                                                              \
     JAXCC_SAME_TYPE_OP(op_name)                                              \
     template <class L> static constexpr bool simd_for = detail::is_float<L> && (simd_compiles); \
+    static constexpr bool long_kernel = is_long;                             \
     template <class T> static T scalar(T a) { return std_fn(a); }            \
     template <class B> static B simd(B const& a) { return simd_fn(a); }      \
     template <class A, class DA>                                             \
@@ -428,30 +433,31 @@ struct tanh_p;
 struct exp_p;
 struct expm1_p;
 struct sqrt_p;
-JAXCC_FLOAT_UNARY_OP(sqrt_p, "sqrt", std::sqrt, xsimd::sqrt,
+JAXCC_FLOAT_UNARY_OP(sqrt_p, "sqrt", std::sqrt, xsimd::sqrt, false,
                      return fusion::t_div(da, ex<mul_p>(ScalarLeaf<value_of<A>>{2}, ex<sqrt_p>(a)));)
-JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, detail::simd_exp, return fusion::t_scale(da, ex<exp_p>(a));)
-JAXCC_FLOAT_UNARY_OP_IF(log_p, "log", std::log, xsimd::log, detail::xsimd_log_compiles, return fusion::t_div(da, a);)
-JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, xsimd::log1p, return fusion::t_div(da, ex<add_p>(one, a));)
-JAXCC_FLOAT_UNARY_OP(expm1_p, "expm1", std::expm1, detail::simd_expm1,
+JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, detail::simd_exp, true, return fusion::t_scale(da, ex<exp_p>(a));)
+JAXCC_FLOAT_UNARY_OP_IF(log_p, "log", std::log, xsimd::log, detail::xsimd_log_compiles, true, return fusion::t_div(da, a);)
+JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, xsimd::log1p, true, return fusion::t_div(da, ex<add_p>(one, a));)
+JAXCC_FLOAT_UNARY_OP(expm1_p, "expm1", std::expm1, detail::simd_expm1, true,
                      return fusion::t_scale(da, ex<add_p>(ex<expm1_p>(a), one));)
-JAXCC_FLOAT_UNARY_OP(sin_p, "sin", std::sin, xsimd::sin, return fusion::t_scale(da, ex<cos_p>(a));)
-JAXCC_FLOAT_UNARY_OP(cos_p, "cos", std::cos, xsimd::cos, return fusion::t_neg(fusion::t_scale(da, ex<sin_p>(a)));)
-JAXCC_FLOAT_UNARY_OP(tan_p, "tan", std::tan, xsimd::tan,
+JAXCC_FLOAT_UNARY_OP(sin_p, "sin", std::sin, xsimd::sin, true, return fusion::t_scale(da, ex<cos_p>(a));)
+JAXCC_FLOAT_UNARY_OP(cos_p, "cos", std::cos, xsimd::cos, true, return fusion::t_neg(fusion::t_scale(da, ex<sin_p>(a)));)
+JAXCC_FLOAT_UNARY_OP(tan_p, "tan", std::tan, xsimd::tan, true,
                      return fusion::t_scale(da, ex<add_p>(one, ex<square_p>(ex<tan_p>(a))));)
-JAXCC_FLOAT_UNARY_OP(tanh_p, "tanh", std::tanh, detail::simd_tanh,
+JAXCC_FLOAT_UNARY_OP(tanh_p, "tanh", std::tanh, detail::simd_tanh, true,
                      return fusion::t_scale(da, ex<sub_p>(one, ex<square_p>(ex<tanh_p>(a))));)
-JAXCC_FLOAT_UNARY_OP(atan_p, "atan", std::atan, xsimd::atan,
+JAXCC_FLOAT_UNARY_OP(atan_p, "atan", std::atan, xsimd::atan, true,
                      return fusion::t_div(da, ex<add_p>(one, ex<square_p>(a)));)
-JAXCC_FLOAT_UNARY_OP(floor_p, "floor", std::floor, xsimd::floor, return Zero<value_of<A>>{};)
+JAXCC_FLOAT_UNARY_OP(floor_p, "floor", std::floor, xsimd::floor, false, return Zero<value_of<A>>{};)
 // numpy rounds half to even, which is the default rounding mode's nearbyint.
-JAXCC_FLOAT_UNARY_OP(round_p, "round", std::nearbyint, xsimd::nearbyint, return Zero<value_of<A>>{};)
+JAXCC_FLOAT_UNARY_OP(round_p, "round", std::nearbyint, xsimd::nearbyint, false, return Zero<value_of<A>>{};)
 #undef JAXCC_FLOAT_UNARY_OP
 #undef JAXCC_FLOAT_UNARY_OP_IF
 
 struct logistic_p {  // 1 / (1 + exp(-x)), jax.nn.sigmoid's primitive
   JAXCC_SAME_TYPE_OP("logistic")
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
+  static constexpr bool long_kernel = true;
   template <class T> static T scalar(T a) { return T(1) / (T(1) + std::exp(-a)); }
   template <class B> static B simd(B const& a) { return B(1) / (B(1) + detail::simd_exp(B(-a))); }
   template <class A, class DA>
@@ -513,6 +519,7 @@ struct rem_p {
 struct erf_p {
   JAXCC_SAME_TYPE_OP("erf")
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
+  static constexpr bool long_kernel = true;
   template <class T> static T scalar(T a) { return std::erf(a); }
   template <class B> static B simd(B const& a) { return xsimd::erf(a); }
   template <class A, class DA>
@@ -527,6 +534,7 @@ struct erfc_p {  // 1 - erf(a), without the cancellation for large a
   // float64 scalar only: xsimd's double erfc is off by 1e-9 relative in the
   // tail (erfc(20)), where the C library's is within an ulp of XLA's.
   template <class L> static constexpr bool simd_for = std::same_as<L, float>;
+  static constexpr bool long_kernel = true;
   template <class T> static T scalar(T a) { return std::erfc(a); }
   // erfc is never negative; xsimd's gives -0.0 past its underflow, XLA's 0.0.
   template <class B> static B simd(B const& a) { return xsimd::abs(xsimd::erfc(a)); }
@@ -558,6 +566,7 @@ struct atan2_p {
 struct logaddexp_p {
   JAXCC_SAME_TYPE_OP("logaddexp")
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
+  static constexpr bool long_kernel = true;
   template <class T> static T scalar(T a, T b) {
     T const delta = a - b;
     if (std::isnan(delta)) return a + b;
@@ -636,6 +645,7 @@ namespace jaxcc::primitives {
 struct erf_inv_p {
   JAXCC_SAME_TYPE_OP("erf_inv")
   template <class L> static constexpr bool simd_for = std::same_as<L, float>;
+  static constexpr bool long_kernel = true;
   template <class T> static T scalar(T a) {
     if constexpr (std::same_as<T, float>)
       return detail::giles_erf_inv<float>(
