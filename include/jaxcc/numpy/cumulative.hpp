@@ -1,7 +1,9 @@
 // jax.numpy's cumulative reductions: cumsum, cumprod, cummax, cummin along
 // one axis (negative counts from the end), or over the flattened array
-// when the axis is left out (or `jaxcc::none`). bool is counted as int32,
-// as JAX promotes it; other dtypes keep theirs. Running from the end is
+// when the axis is left out (or `jaxcc::none`: a 0-d array then counts as
+// one element; with an axis it raises, as JAX's strongly typed 0-d arrays
+// do). bool is counted as int32, as JAX promotes it; other dtypes keep
+// theirs. Running from the end is
 // lax::cumsum(x, axis, /*reverse=*/true) (primitives/cumulative.hpp).
 #pragma once
 
@@ -25,7 +27,6 @@ using cumulative_t = std::conditional_t<std::same_as<T, bool>, std::int32_t, T>;
 template <class P, ArrayLike A>
 Array<cumulative_t<value_type_t<A>>> cumulative(A const& a, std::int64_t axis, std::string_view op) {
   Array<cumulative_t<value_type_t<A>>> const x = as_array(a).template astype<cumulative_t<value_type_t<A>>>();
-  if (x.ndim() == 0) return cumulative<P>(numpy::ravel(x), 0, op);  // a scalar is a 1-element array
   return bind<P>({normalize_axis(axis, x.ndim(), op), false}, x);
 }
 

@@ -7,7 +7,8 @@
 //
 // Out-of-range indices follow JAX's defaults: reading clamps them into
 // range, the updates drop them (the result equals the input). An index into
-// an axis of size 0 raises, as in JAX.
+// an axis of size 0 raises where it reads something, as in JAX; an update
+// of an empty part returns the array.
 #pragma once
 
 #include <algorithm>
@@ -256,22 +257,34 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     os << "]";
     throw Error(os.str());
   }
+  // The indexed axes together, where the first stood if they were adjacent in the index, else in front.
+  bool const adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
+  auto const at = adjacent ? static_cast<std::int64_t>(indexed.front()) : 0;
+  // An indexed axis of size 0: a 0-d index into it raises (as an integer
+  // does); an update drops every position (-1); a read of no position is
+  // empty, and of some raises.
+  for (auto k : indexed)
+    if (y.shape()[k] == 0 && (items[k].array.ndim() == 0 || (!drop && common.numel() != 0)))
+      check_axis_not_empty(0, k);
+  if (std::ranges::any_of(indexed, [&](std::size_t k) { return y.shape()[k] == 0; })) {
+    Shape out;
+    for (std::size_t k = 0; k < rank; ++k)
+      if (items[k].kind != Kind::array) out.push_back(y.shape()[k]);
+    out.insert(out.begin() + at, common.begin(), common.end());
+    return numpy::full<T>(out, static_cast<T>(drop ? -1 : 0));
+  }
   // One flat index over the indexed axes, row-major; `valid` where every part is in range.
   Array<Index> flat = numpy::zeros<Index>(common);
   Array<Mask> valid = numpy::full<Mask>(common, true);
   std::int64_t merged = 1;
   for (auto k = indexed.rbegin(); k != indexed.rend(); ++k) {
     auto const n = y.shape()[*k];
-    check_axis_not_empty(n, *k);
     auto idx = numpy::broadcast_to(items[*k].array, common);
     idx = numpy::where(idx < 0, idx + static_cast<Index>(n), idx);
     if (drop) valid = valid & (idx >= 0) & (idx < static_cast<Index>(n));
     flat = flat + numpy::clip(idx, 0, static_cast<Index>(n - 1)) * static_cast<Index>(merged);
     merged *= n;
   }
-  // The indexed axes together, where the first stood if they were adjacent in the index, else in front.
-  bool const adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
-  auto const at = adjacent ? static_cast<std::int64_t>(indexed.front()) : 0;
   Axes perm;
   for (std::size_t k = 0; k < rank; ++k)
     if (items[k].kind != Kind::array) perm.push_back(static_cast<std::int64_t>(k));
@@ -374,6 +387,7 @@ class AtRef {
     auto const operand = lax::convert_element_type<U>(array_);
     if (auto const index = integers_only()) {
       Shape const window(array_.shape().begin() + static_cast<std::ptrdiff_t>(index->size()), array_.shape().end());
+      if (window.numel() == 0) return array_;  // nothing indexed: JAX returns x before it reads v
       return lax::convert_element_type<T>(
           bind<primitives::scatter_p>({*index, kind}, operand, numpy::broadcast_to(values, window)));
     }
@@ -382,6 +396,7 @@ class AtRef {
     auto const positions = index_array(
         lax::reshape(numpy::arange<std::int32_t>(static_cast<std::int32_t>(array_.size())), array_.shape()), items_,
         true);
+    if (positions.size() == 0) return array_;  // nothing indexed: JAX returns x before it reads v
     auto const at = numpy::ravel(positions);
     auto const u = numpy::ravel(numpy::broadcast_to(values, positions.shape()));
     auto const x = numpy::ravel(operand);

@@ -100,12 +100,21 @@ Array<T> pad_stats(Array<T> x, PadWidths const& widths, std::string_view mode, s
   return x;
 }
 
+/// JAX's _check_no_padding: the modes that copy the array's own elements
+/// skip an empty axis, and cannot pad it.
+inline bool skips_empty_axis(std::int64_t size, std::array<std::int64_t, 2> const& width, std::string_view mode) {
+  if (size != 0) return false;
+  if (width[0] > 0 || width[1] > 0) throw_error("Cannot apply '", mode, "' padding to empty axis");
+  return true;
+}
+
 /// JAX's _pad_symmetric_or_reflect: mirror images of the array, repeated
 /// while the padding is longer than the axis; "odd" reflects through the edge.
 template <Element T>
 Array<T> pad_mirror(Array<T> x, PadWidths const& widths, bool reflect, bool odd) {
   for (std::int64_t i = 0; i < x.ndim(); ++i) {
     auto const size = x.shape()[static_cast<std::size_t>(i)];
+    if (skips_empty_axis(size, widths[static_cast<std::size_t>(i)], reflect ? "reflect" : "symmetric")) continue;
     auto const offset = reflect && size > 1 ? 1 : 0;
     for (bool const before : {true, false}) {
       auto padding = widths[static_cast<std::size_t>(i)][before ? 0 : 1];
@@ -144,10 +153,6 @@ inline void check_pad_keywords(std::string_view mode, std::vector<std::string_vi
 template <Element T>
 Array<T> pad_along(Array<T> x, PadWidths const& widths, std::string_view mode, PadOptions const& options) {
   auto const nd = static_cast<std::size_t>(x.ndim());
-  for (std::size_t i = 0; i < nd; ++i)
-    if (x.shape()[i] == 0 && (widths[i][0] > 0 || widths[i][1] > 0) && mode != "constant" && mode != "empty" &&
-        mode != "linear_ramp")
-      throw_error("Cannot apply '", mode, "' padding to empty axis");
   if (mode == "constant" || mode == "empty") {
     primitives::pad_p::PaddingConfig config;
     for (auto const& [before, after] : widths) config.push_back({before, after, 0});
@@ -164,18 +169,15 @@ Array<T> pad_along(Array<T> x, PadWidths const& widths, std::string_view mode, P
     auto const axis = static_cast<std::int64_t>(i);
     auto const n = x.shape()[i];
     auto const [before, after] = widths[i];
+    if ((mode == "edge" || mode == "wrap") && skips_empty_axis(n, widths[i], mode)) continue;
     std::vector<Array<T>> parts;
     if (mode == "edge") {
       parts = {numpy::repeat(slice_in_dim(x, 0, 1, 1, axis), before, axis), x,
                numpy::repeat(slice_in_dim(x, n - 1, n, 1, axis), after, axis)};
     } else if (mode == "wrap") {
-      if (n > 0) {
-        if (before % n) parts.push_back(slice_in_dim(x, n - before % n, n, 1, axis));
-        for (std::int64_t r = 0; r < before / n + after / n + 1; ++r) parts.push_back(x);
-        if (after % n) parts.push_back(slice_in_dim(x, 0, after % n, 1, axis));
-      } else {
-        parts = {x};
-      }
+      if (before % n) parts.push_back(slice_in_dim(x, n - before % n, n, 1, axis));
+      for (std::int64_t r = 0; r < before / n + after / n + 1; ++r) parts.push_back(x);
+      if (after % n) parts.push_back(slice_in_dim(x, 0, after % n, 1, axis));
     } else if (mode == "linear_ramp") {
       // From end_value towards the edge, `width` steps, the edge itself left out (linspace, endpoint=False).
       auto const ramp = [&](Array<T> const& edge, std::int64_t width, bool rising) {
@@ -190,9 +192,9 @@ Array<T> pad_along(Array<T> x, PadWidths const& widths, std::string_view mode, P
         if constexpr (std::is_integral_v<T>) return Array<double>(numpy::floor(values)).template astype<T>();
         else return values.template astype<T>();
       };
-      auto const edge_low = n ? slice_in_dim(x, 0, 1, 1, axis) : numpy::full<T>(Shape{}, T(0));
-      auto const edge_high = n ? slice_in_dim(x, n - 1, n, 1, axis) : edge_low;
-      parts = {ramp(edge_low, before, true), x, ramp(edge_high, after, false)};
+      // An empty axis has no edge: the slice raises, as in JAX (and numpy).
+      parts = {ramp(slice_in_dim(x, 0, 1, 1, axis), before, true), x,
+               ramp(slice_in_dim(x, n - 1, n, 1, axis), after, false)};
     }
     x = lax::concatenate(parts, axis);
   }

@@ -157,11 +157,13 @@ Array<value_type_t<A>> tile(A const& a, std::int64_t reps) {
 
 /// Each element of `a` repeated `repeats` times along `axis` (negative counts
 /// from the end): a broadcast along a new axis after it, then a reshape.
+/// A 0-d `a` ignores the axis, as JAX: `repeats` copies of it.
 template <ArrayLike A>
 Array<value_type_t<A>> repeat(A const& a, std::int64_t repeats, std::int64_t axis) {
   auto const x = as_array(a);
-  auto const ax = detail::normalize_axis(axis, x.ndim(), "repeat");
   if (repeats < 0) detail::throw_error("repeat: repeats may not contain negative values, got ", repeats);
+  if (x.ndim() == 0) return lax::broadcast_in_dim(x, Shape{repeats}, {});
+  auto const ax = detail::normalize_axis(axis, x.ndim(), "repeat");
   Shape wide = x.shape();
   wide.insert(wide.begin() + ax + 1, repeats);
   Axes dims;
@@ -176,14 +178,16 @@ Array<value_type_t<A>> repeat(A const& a, std::int64_t repeats, std::int64_t axi
 template <ArrayLike A>
 Array<value_type_t<A>> repeat(A const& a, Axes const& repeats, std::int64_t axis) {
   auto const x = as_array(a);
-  auto const ax = detail::normalize_axis(axis, x.ndim(), "repeat");
-  auto const at = static_cast<std::size_t>(ax);
-  auto const n = x.shape()[at];
   for (auto r : repeats)
     if (r < 0)
       detail::throw_error("repeat: repeats may not contain negative values, got ",
                           Shape(repeats.begin(), repeats.end()));
-  if (repeats.size() == 1) return repeat(x, repeats[0], ax);
+  if (repeats.size() == 1) return repeat(x, repeats[0], axis);
+  if (x.ndim() == 0)
+    throw Error("`repeat` with a scalar parameter `a` is only implemented for scalar values of the parameter `repeats`.");
+  auto const ax = detail::normalize_axis(axis, x.ndim(), "repeat");
+  auto const at = static_cast<std::size_t>(ax);
+  auto const n = x.shape()[at];
   if (static_cast<std::int64_t>(repeats.size()) != n)
     detail::throw_error("operands could not be broadcast together with remapped shapes [original->remapped]: (",
                         repeats.size(), ",)  and requested shape (", n, ",)");

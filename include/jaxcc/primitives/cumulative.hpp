@@ -81,9 +81,8 @@ struct CumulativeReduction {
                            (std::same_as<combine_op, primitives::add_p> || std::same_as<combine_op, primitives::mul_p>);
     using Acc = typename std::conditional_t<wraps, std::make_unsigned<T>, std::type_identity<T>>::type;
     T const* data = x.data();
-    auto lane_shape = x.shape();
-    lane_shape[axis] = 1;
-    for_each_lane<2>(lane_shape, axis, {x.strides(), out.strides()}, [&](auto const& at) {
+    // x's whole shape: an empty axis (n = 0) has no lanes to run.
+    for_each_lane<2>(x.shape(), axis, {x.strides(), out.strides()}, [&](auto const& at) {
       auto const first = p.reverse ? n - 1 : 0;
       auto const step = p.reverse ? -1 : 1;
       Acc acc = static_cast<Acc>(data[at[0] + first * in_stride]);
