@@ -4,7 +4,8 @@
 // and a custom_vjp's derivative rules) and a wrong gradient are each caught,
 // with a message naming the output leaf or input and the element; NaN
 // handling and shape mismatches; the random inputs are reproducible and are
-// jaxcc::random's (so JAX's) draws.
+// jaxcc::random's (so JAX's) draws; the edge inputs (0-d, each axis empty)
+// and check_edges, which runs f and jit(f) on them.
 #include "catch.hpp"
 
 #include <jaxcc/jaxcc.hpp>
@@ -72,6 +73,44 @@ TEST_CASE("jit_matches: jit against eager, traced and cached", "[testing][jit]")
                                    "4 of 5 elements differ; the worst, at index (0,)"));
   runs = 0;
   REQUIRE_THROWS_AS(testing::check_jit(impure, x), testing::CheckError);
+}
+
+TEST_CASE("edge_shapes and edge_inputs: the 0-d shape, then each axis empty in turn", "[testing][random]") {
+  CHECK(testing::edge_shapes({3, 4}) == std::vector<Shape>{Shape{}, Shape{0, 4}, Shape{3, 0}});
+  CHECK(testing::edge_shapes({}) == std::vector<Shape>{Shape{}});
+  auto const edges = testing::edge_inputs(jnp::zeros<std::int32_t>({2, 5, 3}), 4);
+  STATIC_REQUIRE(std::same_as<decltype(edges), std::vector<Array<std::int32_t>> const>);
+  REQUIRE(edges.size() == 4);
+  CHECK(edges[0].shape() == Shape{});
+  CHECK(edges[0].to_vector() == testing::rand_like(Array<std::int32_t>(jnp::zeros<std::int32_t>({})), 4).to_vector());
+  CHECK(edges[1].shape() == Shape{0, 5, 3});
+  CHECK(edges[2].shape() == Shape{2, 0, 3});
+  CHECK(edges[3].shape() == Shape{2, 5, 0});
+}
+
+TEST_CASE("edges_match: f and jit(f) agree at 0-d and empty inputs, raising or not", "[testing][jit]") {
+  // Running sums, a reflecting pad and a reduction over axis 0: at the 0-d
+  // input they raise (eager and jitted alike); at the empty ones they return.
+  auto const f = [](Array<float> const& x, Array<float> const& w) {
+    return std::pair{Array<float>(jnp::cumsum(jnp::pad(x, 1, "reflect"), 0) * 2.0f), jnp::sum(x * w, 0)};
+  };
+  auto const x = testing::rand_normal({3, 4}, 1), w = testing::rand_normal({3, 4}, 2);
+  auto const passed = testing::edges_match(f, x, w);
+  CHECK(passed.message == "");
+  REQUIRE_NOTHROW(testing::check_edges(f, x, w));
+
+  // A function that raises at its first 0-d input only: eager f raises,
+  // jit(f), which runs it next, does not.
+  int zero_d_runs = 0;
+  auto const flaky = [&zero_d_runs](Array<float> const& v) {
+    if (v.ndim() == 0 && zero_d_runs++ == 0) throw jaxcc::Error("not at 0-d");
+    return Array<float>(v * 2.0f);
+  };
+  auto const failed = testing::edges_match(flaky, x);
+  REQUIRE_FALSE(failed);
+  CHECK(failed.message == "check_edges: f raised at argument 0 of shape () (not at 0-d), jit(f) did not");
+  zero_d_runs = 0;
+  REQUIRE_THROWS_AS(testing::check_edges(flaky, x), testing::CheckError);
 }
 
 /// Σ over the last axis of a (rows, n) array; its batching rule ignores

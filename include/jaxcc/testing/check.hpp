@@ -1,7 +1,8 @@
 // Framework-neutral checks of a user's function under the transforms: jit
 // against eager, vmap against a loop, derivatives against finite
-// differences (testing/check_grads.hpp), and vmap of a function's JVP and
-// VJP against a loop (check_batching_rule). Each has two forms:
+// differences (testing/check_grads.hpp), vmap of a function's JVP and
+// VJP against a loop (check_batching_rule), and the function at 0-d and
+// empty inputs (check_edges). Each has two forms:
 //   - `jit_matches(f, args...)` returns a CheckResult, which says what
 //     differed and where (its message is empty when it passed);
 //   - `check_jit(f, args...)` throws jaxcc::testing::CheckError instead.
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -27,6 +29,7 @@
 #include "jaxcc/testing/allclose.hpp"
 #include "jaxcc/testing/check_result.hpp"
 #include "jaxcc/testing/check_grads.hpp"
+#include "jaxcc/testing/random_inputs.hpp"
 #include "jaxcc/transforms/jit.hpp"
 #include "jaxcc/transforms/jvp.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
@@ -198,6 +201,65 @@ CheckResult jit_matches(F const& f, Args const&... args) {
 template <class F, class... Args>
 void check_jit(F const& f, Args const&... args) {
   jit_matches(f, args...).require();
+}
+
+namespace detail {
+
+/// f's output leaves at `args`, or the message of the jaxcc::Error it raised.
+template <class F, class Args>
+std::pair<std::vector<AnyArray>, std::optional<std::string>> outcome_of(F const& f, Args const& args) {
+  try {
+    return {jaxcc::detail::array_leaves(jaxcc::detail::materialized(std::apply(f, args))), std::nullopt};
+  } catch (Error const& e) {
+    return {{}, e.what()};
+  }
+}
+
+/// edges_match for argument K: each of its edge inputs in turn.
+template <std::size_t K, class F, class Jitted, class... Args>
+std::string edges_differ_at(F const& f, Jitted const& jitted, std::tuple<Args...> const& args) {
+  using A = std::tuple_element_t<K, std::tuple<Args...>>;
+  if constexpr (!AnArray<A>) {
+    return {};
+  } else {
+    for (auto const& edge : edge_inputs(std::get<K>(args), static_cast<std::uint32_t>(K))) {
+      auto call = args;
+      std::get<K>(call) = edge;
+      std::ostringstream at;
+      at << "argument " << K << " of shape " << edge.shape();
+      auto const [expected, eager_error] = outcome_of(f, call);
+      auto const [got, jit_error] = outcome_of(jitted, call);
+      if (eager_error && !jit_error) return "f raised at " + at.str() + " (" + *eager_error + "), jit(f) did not";
+      if (jit_error && !eager_error) return "jit(f) raised at " + at.str() + " (" + *jit_error + "), f did not";
+      if (eager_error) continue;
+      if (auto why = first_difference(got, expected, Tolerance{}, "jit(f) at " + at.str()); !why.empty()) return why;
+    }
+    return {};
+  }
+}
+
+}  // namespace detail
+
+/// f where one array argument at a time is 0-d, then empty along each of its
+/// axes in turn (edge_inputs, the other arguments as given): f either
+/// raises a jaxcc::Error, and jit(f) then raises too, or returns, and jit(f)
+/// returns the same. Under AddressSanitizer it also catches a kernel that
+/// touches an empty buffer. Scalar arguments stay as they are.
+template <class F, class... Args>
+CheckResult edges_match(F const& f, Args const&... args) {
+  auto const jitted = jaxcc::jit(f);
+  auto const all = std::make_tuple(args...);
+  std::string why;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((why.empty() ? void(why = detail::edges_differ_at<K>(f, jitted, all)) : void()), ...);
+  }(std::index_sequence_for<Args...>{});
+  if (!why.empty()) return {"check_edges: " + why};
+  return {};
+}
+/// The throwing form of edges_match.
+template <class F, class... Args>
+void check_edges(F const& f, Args const&... args) {
+  edges_match(f, args...).require();
 }
 
 /// vmap(f, in_axes) against a loop of f over the examples, its results
