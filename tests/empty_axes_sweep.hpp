@@ -88,8 +88,9 @@ inline void sweep(std::vector<Case> const& cases, Calls const& calls) {
       continue;
     }
     INFO("jaxcc raised: " << error);
-    REQUIRE(error == "<no error>");
-    REQUIRE(got.size() == c.results.size());
+    CHECK(error == "<no error>");
+    CHECK(got.size() == c.results.size());
+    if (got.size() != c.results.size()) continue;  // the rest of the sweep still runs
     for (std::size_t i = 0; i < got.size(); ++i) {
       INFO("result " << i);
       CHECK(got[i].shape == c.results[i].shape);

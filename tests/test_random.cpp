@@ -172,6 +172,22 @@ TEST_CASE("random: JAX's errors for batched keys, bad key data and bad arguments
         "choice: a must be an integer or at least 1-dimensional");
 }
 
+TEST_CASE("random: empty shapes and empty populations give JAX's shapes", "[random][errors]") {
+  auto const k = jr::key(0);
+  CHECK(jr::normal(k, {0, 3}).shape() == Shape{0, 3});
+  CHECK(jr::randint(k, {0}, 0, 0).shape() == Shape{0});
+  CHECK(jr::permutation(k, jnp::zeros<float>({3, 0})).shape() == Shape{3, 0});
+  CHECK(jr::key_data(jr::split(k, 0)).shape() == Shape{0, 2});
+  // No draws: JAX returns jnp.zeros(shape) before it looks at `a` (its
+  // choice: `if n_draws == 0: return jnp.zeros(shape, dtype=arr.dtype)`),
+  // so an empty population of rows gives (0,), not (0, 3).
+  auto const none_drawn = jr::choice(k, jnp::zeros<float>({0, 3}), {0});
+  CHECK(none_drawn.shape() == Shape{0});
+  CHECK(jr::choice(k, jnp::ones<float>({4, 3}), {2, 0}).shape() == Shape{2, 0});
+  CHECK(message_of([&] { (void)jr::choice(k, jnp::zeros<float>({0, 3}), {2}); }) ==
+        "a must be greater than 0 unless no samples are taken");
+}
+
 TEST_CASE("random: array bounds and array probabilities give the scalar versions' numbers", "[random][arrays]") {
   auto const k = jr::key(9);
   // Array bounds take the fused fma path; scalar ones the draw's own pass.

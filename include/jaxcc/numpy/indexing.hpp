@@ -51,6 +51,9 @@ Array<value_type_t<A>> take(A const& a, I const& indices, std::int64_t axis, std
   auto const x = as_array(a);
   Array<value_type_t<I>> idx = indices;
   auto const ax = detail::normalize_axis(axis, x.ndim(), "take");
+  // JAX returns `a` itself for no indices into an empty axis (not the
+  // indices' shape in its place).
+  if (x.shape()[static_cast<std::size_t>(ax)] == 0 && idx.size() == 0) return x;
   Mode gather_mode;
   if (mode == "fill") {
     gather_mode = Mode::fill;

@@ -148,7 +148,7 @@ Array<float_t<value_type_t<A>>> inv(A const& a_in) {
 }
 
 /// jnp.linalg.slogdet: (sign, log|det|) of each matrix of a (..., n, n)
-/// stack; a singular matrix gives (0, -inf).
+/// stack; a singular matrix gives (0, -inf), a 0 x 0 one (1, 0).
 template <ArrayLike A>
 std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> slogdet(A const& a_in) {
   using T = float_t<value_type_t<A>>;
@@ -157,6 +157,10 @@ std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> slo
     detail::throw_error("Argument to slogdet() must have shape [..., n, n], got ", a.shape());
   auto const n = a.shape().back();
   if (n > 2) return detail::slogdet_lu(a);
+  if (n == 0) {
+    Shape const batch(a.shape().begin(), a.shape().end() - 2);
+    return {ones<T>(batch), zeros<T>(batch)};
+  }
   // JAX's closed forms for n = 1 and 2.
   auto const d = n == 1 ? detail::matrix_entry(a, 0, 0)
                         : Array<T>(detail::matrix_entry(a, 0, 0) * detail::matrix_entry(a, 1, 1) -

@@ -5,6 +5,8 @@
 // magnitudes, inf and -inf the row sums'). Written with reductions and
 // elementwise ops, as JAX writes it, so transforms go through their rules.
 // The norms of singular values (2, -2, "nuc") come from lax::linalg's SVD.
+// The largest-magnitude norms of nothing are 0 (JAX's initial=0); the
+// smallest raise.
 #pragma once
 
 #include <cmath>
@@ -40,7 +42,7 @@ Array<T> vector_norm(Array<T> const& x, double ord, std::int64_t axis, bool keep
   constexpr double inf = std::numeric_limits<double>::infinity();
   auto const magnitude = [&] { return Array<T>(numpy::abs(x)); };
   if (ord == 2) return numpy::sqrt(numpy::sum(x * x, axis, keepdims));
-  if (ord == inf) return numpy::max(magnitude(), axis, keepdims);
+  if (ord == inf) return numpy::max(magnitude(), axis, keepdims, 0.0);  // JAX's initial=0: empty gives 0
   if (ord == -inf) return numpy::min(magnitude(), axis, keepdims);
   if (ord == 0) return numpy::sum(Array<bool>(x != T(0)).template astype<T>(), axis, keepdims);
   if (ord == 1) return numpy::sum(magnitude(), axis, keepdims);
@@ -53,7 +55,9 @@ template <Element T>
 Array<T> singular_value_norm(Array<T> const& x, std::string_view reduce, std::int64_t row, std::int64_t col,
                              bool keepdims) {
   auto const s = lax::linalg::singular_values(numpy::moveaxis(x, {row, col}, {-2, -1}));
-  auto const y = reduce == "max" ? numpy::max(s, -1) : reduce == "min" ? numpy::min(s, -1) : numpy::sum(s, -1);
+  auto const y = reduce == "max"   ? numpy::max(s, -1, false, 0.0)
+                 : reduce == "min" ? numpy::min(s, -1)
+                                   : numpy::sum(s, -1);
   return keepdims ? numpy::expand_dims(y, Axes{row, col}) : y;
 }
 
@@ -66,7 +70,7 @@ Array<T> matrix_norm(Array<T> const& x, std::optional<double> ord, std::int64_t 
   auto const sum_then = [&](std::int64_t summed, std::int64_t other, bool largest) {
     if (!keepdims && other > summed) --other;
     auto const sums = numpy::sum(magnitude, summed, keepdims);
-    return largest ? numpy::max(sums, other, keepdims) : numpy::min(sums, other, keepdims);
+    return largest ? numpy::max(sums, other, keepdims, 0.0) : numpy::min(sums, other, keepdims);
   };
   if (*ord == 1) return sum_then(row, col, true);
   if (*ord == -1) return sum_then(row, col, false);

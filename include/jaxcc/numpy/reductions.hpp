@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/creation.hpp"
 #include "jaxcc/core/none.hpp"
 #include "jaxcc/core/shape.hpp"
 #include "jaxcc/fusion/evaluate.hpp"
@@ -109,13 +110,29 @@ inline void require_nonempty_reduction(Shape const& shape, Axes const& axes, std
     }
 }
 
-/// jnp.max / jnp.min: the input dtype kept, an empty reduction refused.
+/// jnp.max / jnp.min: the input dtype kept. Without `initial` an empty
+/// reduction is refused; with it, `initial` takes part in every reduction
+/// (so an empty one gives it).
 template <class P, ArrayLike A>
-Array<value_type_t<A>> reduce_extremum(A const& x, AxisArg const& axis, bool keepdims, std::string_view op) {
-  Array<value_type_t<A>> const a = x;
+Array<value_type_t<A>> reduce_extremum(A const& x, AxisArg const& axis, bool keepdims, std::optional<double> initial,
+                                       std::string_view op) {
+  using T = value_type_t<A>;
+  Array<T> const a = x;
   auto const axes = axis.resolve(a.ndim(), op);
-  require_nonempty_reduction(a.shape(), axes, op);
-  return reduce_over<P>(a, axes, keepdims);
+  if (!initial) {
+    require_nonempty_reduction(a.shape(), axes, op);
+    return reduce_over<P>(a, axes, keepdims);
+  }
+  auto const init = static_cast<compute_t<T>>(*initial);
+  if (a.size() == 0) {
+    Shape out;
+    for (std::int64_t d = 0; d < a.ndim(); ++d)
+      if (std::ranges::find(axes, d) == axes.end()) out.push_back(a.shape()[static_cast<std::size_t>(d)]);
+      else if (keepdims) out.push_back(1);
+    return filled<T>(std::move(out), init);
+  }
+  auto const out = reduce_over<P>(a, axes, keepdims);
+  return op == "max" ? Array<T>(numpy::maximum(out, init)) : Array<T>(numpy::minimum(out, init));
 }
 
 /// argmax / argmin; no axis means over the flattened array.
@@ -159,16 +176,20 @@ Array<detail::sum_t<value_type_t<A>>> prod(A const& x, detail::AxisArg const& ax
   return detail::reduce_as<primitives::reduce_prod_p, detail::sum_t<value_type_t<A>>>(x, axis, keepdims, "prod");
 }
 
-/// NaN-propagating maximum; an empty reduction raises, as in JAX.
+/// NaN-propagating maximum; an empty reduction raises, as in JAX, unless
+/// an `initial` value (jnp.max's) takes part.
 template <ArrayLike A>
-Array<value_type_t<A>> max(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false) {
-  return detail::reduce_extremum<primitives::reduce_max_p>(x, axis, keepdims, "max");
+Array<value_type_t<A>> max(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false,
+                           std::optional<double> initial = std::nullopt) {
+  return detail::reduce_extremum<primitives::reduce_max_p>(x, axis, keepdims, initial, "max");
 }
 
-/// NaN-propagating minimum; an empty reduction raises, as in JAX.
+/// NaN-propagating minimum; an empty reduction raises, as in JAX, unless
+/// an `initial` value takes part.
 template <ArrayLike A>
-Array<value_type_t<A>> min(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false) {
-  return detail::reduce_extremum<primitives::reduce_min_p>(x, axis, keepdims, "min");
+Array<value_type_t<A>> min(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false,
+                           std::optional<double> initial = std::nullopt) {
+  return detail::reduce_extremum<primitives::reduce_min_p>(x, axis, keepdims, initial, "min");
 }
 
 template <ArrayLike A>

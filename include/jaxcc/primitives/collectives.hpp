@@ -55,6 +55,15 @@ inline std::string axis_names_string(std::string const& name) { return "axes=('"
 /// The size of the named axis, for shape rules.
 inline std::int64_t axis_size(std::string const& axis_name) { return graph::find_axis(axis_name).size; }
 
+/// The size of a named axis that `op` splits an operand into parts over: an
+/// axis of size 0 (a vmap over nothing) has no parts to split into.
+inline std::int64_t shard_count(std::string_view op, std::string const& axis_name) {
+  auto const size = axis_size(axis_name);
+  if (size == 0)
+    throw Error(std::string(op) + ": the named axis " + axis_name + " has size 0, so there are no shards to split into");
+  return size;
+}
+
 /// Part `index` of `count` equal parts of x along `axis` (a view).
 template <Element T>
 Array<T> chunk_of(Array<T> const& x, std::int64_t axis, std::int64_t index, std::int64_t count) {
@@ -245,7 +254,7 @@ struct psum_scatter_p {
 
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {
-    auto const size = detail::axis_size(p.axis_name);
+    auto const size = p.tiled ? detail::shard_count(name, p.axis_name) : detail::axis_size(p.axis_name);
     Shape out = x.shape();
     auto const d = static_cast<std::size_t>(p.scatter_dimension);
     if (p.tiled) {
@@ -306,7 +315,7 @@ struct psum_scatter_p {
                                : Array<T>(x * static_cast<detail::compute_t<T>>(axis.size));
     Shape split = total.shape();
     auto const d = static_cast<std::size_t>(p.scatter_dimension);
-    split[d] /= axis.size;
+    split[d] = axis.size ? split[d] / axis.size : 0;  // untiled over an empty axis: 0 parts of size 0
     split.insert(split.begin() + p.scatter_dimension, axis.size);
     auto const parts = detail::bind<reshape_p>({split}, total);  // axis.size parts at scatter_dimension
     if (p.tiled) return {parts, p.scatter_dimension};
@@ -414,7 +423,7 @@ struct all_to_all_p {
 
   template <Element T>
   static Shape shape_rule(Params const& p, Array<T> const& x) {
-    auto const size = detail::axis_size(p.axis_name);
+    auto const size = detail::shard_count(name, p.axis_name);
     Shape out = x.shape();
     auto const s = static_cast<std::size_t>(p.split_axis);
     if (out[s] % size != 0)

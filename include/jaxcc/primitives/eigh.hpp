@@ -54,6 +54,7 @@ struct eigh_p : detail::BatchesLeadingAxes<eigh_p> {
     T* const dst = out_data;  // a plain variable: clang 14 cannot capture a structured binding
     detail::MatrixBatch<T> const xs(x);
     auto const n = xs.cols;
+    if (n == 0) return out;  // nothing to solve (Eigen's solver refuses an empty matrix)
     detail::for_each_matrix(xs.count(), 4 * n * n * n, [&](std::int64_t i) {
       detail::RowMatrixMap<T> packed(dst + i * (n + 1) * n, n + 1, n);
       // The solver reads the lower triangle: the upper one is the transpose's.

@@ -224,7 +224,8 @@ Array<value_type_t<A>> choice(K const& key, A const& a_in, Shape const& shape = 
   if (axis < 0) axis += a.ndim();
   auto const n_inputs = a.shape()[static_cast<std::size_t>(axis)];
   auto const n_draws = shape.numel();
-  if (n_inputs <= 0 && n_draws > 0) throw Error("a must be greater than 0 unless no samples are taken");
+  if (n_draws == 0) return numpy::zeros<value_type_t<A>>(shape);  // JAX's shape: `shape`, whatever `a`'s
+  if (n_inputs <= 0) throw Error("a must be greater than 0 unless no samples are taken");
   if (!replace && n_draws > n_inputs) {
     std::ostringstream os;
     os << "Cannot take a larger sample (size " << n_draws << ") than population (size " << n_inputs
