@@ -287,6 +287,24 @@ TEST_CASE("empty reductions: identities, nan means, and JAX's errors for max/min
   REQUIRE(m.item() == -std::numeric_limits<float>::infinity());
 }
 
+TEST_CASE("max and min with an initial value: it takes part in every reduction, and an empty one gives it") {
+  // numpy's and JAX's `initial`: np.max([[1, 5], [3, 2]], axis=1, initial=4) is [5, 4].
+  auto const x = jnp::array<float>({{1, 5}, {3, 2}});
+  CHECK(jnp::max(x, 1, false, 4.0).to_vector() == std::vector<float>{5, 4});
+  CHECK(jnp::min(x, 0, true, 2.5).to_vector() == std::vector<float>{1, 2});
+  CHECK(jnp::min(x, 0, true, 2.5).shape() == Shape{1, 2});
+  // Over an empty axis: the initial value in the reduced shape (np.max(np.zeros((0, 3)), 0, initial=0) is [0, 0, 0]).
+  auto const e2 = jnp::zeros<float>(Shape{0, 3});
+  CHECK(jnp::max(e2, 0, false, 0.0).to_vector() == std::vector<float>{0, 0, 0});
+  CHECK(jnp::min(e2, {}, true, -1.0).shape() == Shape{1, 1});
+  CHECK(jnp::min(e2, {}, true, -1.0).to_vector() == std::vector<float>{-1});
+  CHECK(jnp::max(e2, 1, false, 7.0).shape() == Shape{0});
+  // jit traces the same reductions.
+  auto const jitted = jaxcc::jit([](Array<float> const& v) { return jnp::max(v, 0, false, 0.0); });
+  CHECK(jitted(e2).to_vector() == std::vector<float>{0, 0, 0});
+  CHECK(jitted(x).to_vector() == std::vector<float>{3, 5});
+}
+
 TEST_CASE("max and min propagate NaN wherever it sits; argmax/argmin pick the first NaN") {
   for (std::int64_t n : {1, 7, 16, 63, 64, 65, 200}) {
     for (std::int64_t at : {std::int64_t{0}, n / 2, n - 1}) {
