@@ -274,7 +274,7 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     for (std::size_t k = 0; k < rank; ++k)
       if (items[k].kind != Kind::array) out.push_back(y.shape()[k]);
     out.insert(out.begin() + at, common.begin(), common.end());
-    return numpy::full<T>(out, static_cast<T>(drop ? -1 : 0));
+    return numpy::full<T>(out, static_cast<compute_t<T>>(drop ? -1 : 0));
   }
   // One flat index over the indexed axes, row-major; `valid` where every part is in range.
   Array<Index> flat = numpy::zeros<Index>(common);
