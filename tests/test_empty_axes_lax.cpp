@@ -344,10 +344,32 @@ Calls const& sweep_calls() {
 }
 
 TEST_CASE("the report's cases: cumulative ops, pad, repeat, indexing and updates at empty axes match JAX") {
-  std::vector<Case> report, swept;
-  for (auto const& c : golden()) (report_calls().count(c.call) ? report : swept).push_back(c);
+  std::vector<Case> report;
+  for (auto const& c : golden())
+    if (report_calls().count(c.call)) report.push_back(c);
   CHECK(report.size() == 15);
   jaxcc_test::empty_axes::sweep(report, report_calls());
+}
+
+TEST_CASE("the errors at empty axes and 0-d arrays name the operation, the axis and the shape") {
+  using jaxcc_test::message_of;
+  auto const scalar = jnp::full<float>(Shape{}, 0.7f);
+  CHECK(message_of([&] { (void)jnp::cumsum(scalar, 0); }) == "cumsum: axis 0 is out of bounds for array of dimension 0");
+  CHECK(message_of([&] { (void)lax::cumsum(scalar, 0); }) == "axis 0 is out of bounds for array of shape ()");
+  CHECK(message_of([&] { (void)jnp::repeat(scalar, Axes{1, 2}, 0); }) ==
+        "`repeat` with a scalar parameter `a` is only implemented for scalar values of the parameter `repeats`.");
+  CHECK(message_of([&] { (void)jnp::pad(jnp::zeros<float>({4, 0}), {{0, 0}, {1, 0}}, "edge"); }) ==
+        "Cannot apply 'edge' padding to empty axis");
+  CHECK(message_of([&] { (void)jnp::zeros<float>({3, 0, 4})(2, int_zeros(2)); }) ==
+        "index is out of bounds for axis 1 with size 0");
+  CHECK(message_of([&] { (void)jnp::zeros<float>({0, 4}).at(0).add(1.0f); }) ==
+        "index is out of bounds for axis 0 with size 0");
+  auto const exchange = jaxcc::vmap([](X const& v) { return lax::all_to_all(v, "i", 0, 0); }, jaxcc::axis_name("i"));
+  CHECK(message_of([&] { (void)exchange(jnp::zeros<float>({0, 0})); }) ==
+        "all_to_all: the named axis i has size 0, so there are no shards to split into");
+  auto const scatter = jaxcc::vmap([](X const& v) { return lax::psum_scatter(v, "i", 0, true); }, jaxcc::axis_name("i"));
+  CHECK(message_of([&] { (void)scatter(jnp::zeros<float>({0, 0})); }) ==
+        "reduce_scatter: the named axis i has size 0, so there are no shards to split into");
 }
 
 TEST_CASE("jax.lax and jax.nn on 0-d and 0-size inputs match JAX") {

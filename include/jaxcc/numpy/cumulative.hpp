@@ -3,8 +3,8 @@
 // when the axis is left out (or `jaxcc::none`: a 0-d array then counts as
 // one element; with an axis it raises, as JAX's strongly typed 0-d arrays
 // do). bool is counted as int32, as JAX promotes it; other dtypes keep
-// theirs. Running from the end is
-// lax::cumsum(x, axis, /*reverse=*/true) (primitives/cumulative.hpp).
+// theirs. Running from the end is lax::cumsum(x, axis, /*reverse=*/true)
+// (primitives/cumulative.hpp).
 #pragma once
 
 #include <concepts>

@@ -184,7 +184,8 @@ Array<value_type_t<A>> repeat(A const& a, Axes const& repeats, std::int64_t axis
                           Shape(repeats.begin(), repeats.end()));
   if (repeats.size() == 1) return repeat(x, repeats[0], axis);
   if (x.ndim() == 0)
-    throw Error("`repeat` with a scalar parameter `a` is only implemented for scalar values of the parameter `repeats`.");
+    throw Error(
+        "`repeat` with a scalar parameter `a` is only implemented for scalar values of the parameter `repeats`.");
   auto const ax = detail::normalize_axis(axis, x.ndim(), "repeat");
   auto const at = static_cast<std::size_t>(ax);
   auto const n = x.shape()[at];
