@@ -172,6 +172,18 @@ TEST_CASE("random: JAX's errors for batched keys, bad key data and bad arguments
         "choice: a must be an integer or at least 1-dimensional");
 }
 
+TEST_CASE("random: a shape that may be None takes a braced list, as every shape parameter does", "[random]") {
+  auto const k = jr::key(3);
+  auto const logits = jnp::array<float>({0.f, 1.f, 2.f, -1.f});
+  auto const braced = jr::categorical(k, logits, -1, {8});
+  CHECK(braced.shape() == Shape{8});
+  CHECK(braced.to_vector() == jr::categorical(k, logits, -1, Shape{8}).to_vector());
+  CHECK(jr::categorical(k, logits, -1, jaxcc::none).shape() == Shape{});
+  auto const p = jnp::full<float>({3}, 0.5f);
+  CHECK(jr::bernoulli(k, p, {2, 3}).to_vector() == jr::bernoulli(k, p, Shape{2, 3}).to_vector());
+  CHECK(jr::bernoulli(k, p).shape() == Shape{3});
+}
+
 TEST_CASE("random: empty shapes and empty populations give JAX's shapes", "[random][errors]") {
   auto const k = jr::key(0);
   CHECK(jr::normal(k, {0, 3}).shape() == Shape{0, 3});

@@ -5,13 +5,16 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "jaxcc/core/error.hpp"
+#include "jaxcc/core/none.hpp"
 #include "jaxcc/core/small_vector.hpp"
 
 namespace jaxcc {
@@ -36,6 +39,18 @@ class Shape : public detail::SmallVector<std::int64_t, 6> {
   friend bool operator==(Shape const& a, Shape const& b) noexcept {
     return static_cast<Base const&>(a) == static_cast<Base const&>(b);
   }
+};
+
+/// A shape parameter that JAX lets be None (`shape=None`): a Shape or a
+/// braced list, as every shape parameter takes, or nothing (the default,
+/// jaxcc::none or std::nullopt).
+class OptionalShape : public std::optional<Shape> {
+ public:
+  OptionalShape() = default;
+  OptionalShape(none_t) {}
+  OptionalShape(std::nullopt_t) {}
+  OptionalShape(Shape shape) : std::optional<Shape>(std::move(shape)) {}
+  OptionalShape(std::initializer_list<std::int64_t> dims) : std::optional<Shape>(Shape(dims)) {}
 };
 
 /// A list of axes (possibly negative, counting from the end).

@@ -136,7 +136,7 @@ Array<bool> bernoulli(K const& key, double p = 0.5, Shape const& shape = {}) {
 }
 template <Key K, ArrayLike P>
   requires std::floating_point<value_type_t<P>>
-Array<bool> bernoulli(K const& key, P const& p, std::optional<Shape> shape = std::nullopt) {
+Array<bool> bernoulli(K const& key, P const& p, OptionalShape const& shape = {}) {
   using T = value_type_t<P>;
   Array<T> const probs = p;
   return uniform<T>(detail::single_key("bernoulli", key), shape.value_or(probs.shape())) < probs;
@@ -164,7 +164,7 @@ Array<T> gumbel(K const& key, Shape const& shape = {}) {
 template <Key K, ArrayLike L>
   requires std::floating_point<value_type_t<L>>
 Array<std::int32_t> categorical(K const& key, L const& logits_in, std::int64_t axis = -1,
-                                std::optional<Shape> shape = std::nullopt) {
+                                OptionalShape const& shape = {}) {
   using T = value_type_t<L>;
   Array<T> const logits = logits_in;
   auto const rank = logits.ndim();

@@ -116,7 +116,7 @@ inline std::int64_t addressable_indices(NamedSharding const& sharding, std::size
 template <class A>
   requires ArrayLike<A>
 Array<value_type_t<A>> make_array_from_process_local_data(NamedSharding const& sharding, A const& local_data,
-                                                           std::optional<Shape> global_shape = std::nullopt) {
+                                                           OptionalShape const& global_shape = {}) {
   using T = value_type_t<A>;
   Array<T> const local = as_array(local_data);
   auto const& local_shape = local.shape();
