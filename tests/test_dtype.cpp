@@ -220,6 +220,26 @@ TEST_CASE("promote_weak_t: an array beside a C++ scalar is JAX's array beside a 
   }
 }
 
+TEST_CASE("a 16-bit float scalar beside an array keeps its dtype, as jnp.bfloat16(1) does", "[dtype][half]") {
+  using jaxcc::bfloat16;
+  using jaxcc::float16;
+  // JAX 0.10.2: b * b + jnp.bfloat16(1) is bfloat16 [3.25, 5]; float32 + bfloat16 is float32; int32 * float16 is
+  // float16 [2, 4]; float16 + bfloat16 is float32; a comparison is bool.
+  auto const b = jnp::array<bfloat16>({bfloat16(1.5f), bfloat16(2.0f)});
+  auto const sum = b * b + bfloat16(1);
+  STATIC_REQUIRE(std::same_as<jaxcc::value_type_t<decltype(sum)>, bfloat16>);
+  CHECK(Array<bfloat16>(sum).astype<float>().to_vector() == std::vector<float>{3.25f, 5.0f});
+  STATIC_REQUIRE(std::same_as<jaxcc::value_type_t<decltype(jnp::ones<float>({2}) + bfloat16(1))>, float>);
+  auto const product = jnp::array<std::int32_t>({1, 2}) * float16(2);
+  STATIC_REQUIRE(std::same_as<jaxcc::value_type_t<decltype(product)>, float16>);
+  CHECK(Array<float16>(product).astype<float>().to_vector() == std::vector<float>{2.0f, 4.0f});
+  STATIC_REQUIRE(std::same_as<jaxcc::value_type_t<decltype(jnp::ones<float16>({2}) + bfloat16(1))>, float>);
+  CHECK(Array<bool>(b > bfloat16(2)).to_vector() == std::vector<bool>{false, false});
+  Array<bfloat16> c = b;
+  c += bfloat16(0.5f);
+  CHECK(c.astype<float>().to_vector() == std::vector<float>{2.0f, 2.5f});
+}
+
 TEST_CASE("int8, uint8, int16, bfloat16 and float16 print as JAX's repr", "[dtype][golden][print]") {
   std::vector<Repr> const golden{JAXCC_GOLDEN_REPR};
   std::map<std::string, std::string> const printed{

@@ -167,7 +167,7 @@ Calls const& calls() {
       {"jnp.var(x)", [](X const& x) { return results(jnp::var(x)); }},
       {"jnp.var(x, 0)", [](X const& x) { return results(jnp::var(x, 0)); }},
       {"jnp.var(x, -1)", [](X const& x) { return results(jnp::var(x, -1)); }},
-      {"jnp.var(x, ddof=1)", [](X const& x) { return results(jnp::var(x, {}, false, 1)); }},
+      {"jnp.var(x, ddof=1)", [](X const& x) { return results(jnp::var(x, {}, 1)); }},
       {"jnp.std(x)", [](X const& x) { return results(jnp::std(x)); }},
       {"jnp.std(x, 0)", [](X const& x) { return results(jnp::std(x, 0)); }},
       {"jnp.std(x, -1)", [](X const& x) { return results(jnp::std(x, -1)); }},

@@ -52,6 +52,11 @@ using compute_t = std::conditional_t<is_half_float<T>, float, T>;
 template <class T>
 concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>>;
 
+/// A 16-bit float scalar (`jaxcc::bfloat16(1)`): beside arrays it keeps its
+/// dtype, as a numpy scalar of that dtype (`jnp.bfloat16(1)`) does in JAX.
+template <class T>
+concept TypedScalar = detail::is_half_float<std::remove_cvref_t<T>>;
+
 enum class DType { bool_, int32, int64, float32, float64, uint32, int8, uint8, int16, bfloat16, float16 };
 
 /// How many element types there are (the size of per-dtype tables).

@@ -1,7 +1,8 @@
 // The arithmetic and comparison operators on arrays and fused expressions,
 // and the dtype rules they share with jax.numpy's functions: each returns a
 // fused expression (nothing is computed until it becomes an Array), with
-// JAX's dtype promotion applied to the operands first. Primitive rules use
+// JAX's dtype promotion applied to the operands first (a C++ arithmetic
+// scalar is weak, as a Python scalar; a 16-bit float scalar keeps its dtype). Primitive rules use
 // these; numpy/elementwise.hpp adds the named functions.
 #pragma once
 
@@ -17,12 +18,13 @@ namespace jaxcc {
 namespace detail {
 
 template <class A>
-concept ArrayOrScalar = ArrayLike<A> || Scalar<A>;
+concept ArrayOrScalar = ArrayLike<A> || Scalar<A> || TypedScalar<A>;
 
 /// The operand of a fused region for an ArrayLike or a scalar of lane type T.
 template <Element T, class A>
 auto operand_as(A const& a) {
   if constexpr (Scalar<A>) return fusion::ScalarLeaf<T>{static_cast<T>(a)};
+  else if constexpr (TypedScalar<A>) return fusion::ScalarLeaf<T>{static_cast<T>(static_cast<float>(a))};
   else return fusion::cast<T>(a);
 }
 
@@ -40,6 +42,15 @@ struct binary_dtype<A, B> {
 template <Scalar A, ArrayLike B>
 struct binary_dtype<A, B> {
   using type = promote_weak_t<value_type_t<B>, A>;
+};
+/// A 16-bit float scalar promotes as an array of its dtype.
+template <ArrayLike A, TypedScalar B>
+struct binary_dtype<A, B> {
+  using type = promote_t<value_type_t<A>, B>;
+};
+template <TypedScalar A, ArrayLike B>
+struct binary_dtype<A, B> {
+  using type = promote_t<A, value_type_t<B>>;
 };
 template <Scalar A, Scalar B>
 struct binary_dtype<A, B> {

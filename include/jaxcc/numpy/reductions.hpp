@@ -219,14 +219,14 @@ Array<float_t<value_type_t<A>>> mean(A const& x, detail::AxisArg const& axis = {
 }
 
 /// Variance: the mean squared deviation from the mean, dividing by
-/// N - ddof; nan where N - ddof <= 0, as in JAX. keepdims comes before ddof,
-/// as in every reduction here.
+/// N - ddof; nan where N - ddof <= 0, as in JAX. ddof comes before keepdims,
+/// in jnp.var's order.
 template <ArrayLike A>
-Array<float_t<value_type_t<A>>> var(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false,
-                                     double ddof = 0) {
+Array<float_t<value_type_t<A>>> var(A const& x, detail::AxisArg const& axis = {}, double ddof = 0,
+                                     bool keepdims = false) {
   using F = float_t<value_type_t<A>>;
   if constexpr (detail::is_half_float<F>) {
-    return var(fusion::cast<float>(x), axis, keepdims, ddof).template astype<F>();
+    return var(fusion::cast<float>(x), axis, ddof, keepdims).template astype<F>();
   } else {
     Array<F> const a = fusion::cast<F>(x);
     auto const axes = axis.resolve(a.ndim(), "var");
@@ -238,11 +238,11 @@ Array<float_t<value_type_t<A>>> var(A const& x, detail::AxisArg const& axis = {}
   }
 }
 
-/// Standard deviation: sqrt(var(x, axis, keepdims, ddof)).
+/// Standard deviation: sqrt(var(x, axis, ddof, keepdims)).
 template <ArrayLike A>
-Array<float_t<value_type_t<A>>> std(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false,
-                                     double ddof = 0) {
-  return sqrt(var(x, axis, keepdims, ddof));
+Array<float_t<value_type_t<A>>> std(A const& x, detail::AxisArg const& axis = {}, double ddof = 0,
+                                     bool keepdims = false) {
+  return sqrt(var(x, axis, ddof, keepdims));
 }
 
 /// Index of the first maximum (a NaN counts as the maximum) along `axis`.
