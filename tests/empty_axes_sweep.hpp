@@ -72,8 +72,9 @@ using Calls = std::map<std::string, Call>;
 inline X input_of(jaxcc::Shape const& shape) { return jaxcc::numpy::full<float>(shape, 0.7f); }
 
 /// Runs every case through `calls` and compares with JAX's outcome; every
-/// call must have cases and every case a call.
-inline void sweep(std::vector<Case> const& cases, Calls const& calls) {
+/// call must have cases and every case a call. Returns how many cases ran.
+inline std::size_t sweep(std::vector<Case> const& cases, Calls const& calls) {
+  std::size_t ran = 0;
   std::set<std::string> used;
   for (auto const& c : cases) {
     INFO(c.call << " on an input of shape " << c.input);
@@ -82,6 +83,7 @@ inline void sweep(std::vector<Case> const& cases, Calls const& calls) {
     used.insert(c.call);
     std::vector<Result> got;
     std::string const error = message_of([&] { got = call->second(input_of(c.input)); });
+    ++ran;
     if (!c.error.empty()) {
       INFO("JAX raised: " << c.error);
       CHECK(error != "<no error>");
@@ -102,6 +104,7 @@ inline void sweep(std::vector<Case> const& cases, Calls const& calls) {
     INFO(name << " has no golden case: rerun tests/golden/empty_axes_cases.py");
     CHECK(used.count(name) == 1);
   }
+  return ran;
 }
 
 }  // namespace jaxcc_test::empty_axes
