@@ -2,8 +2,8 @@
 // (tests/golden/empty_axes_cases.py wrote them) and how
 // test_empty_axes_numpy.cpp and test_empty_axes_lax.cpp compare jaxcc's.
 // A call is named by its JAX spelling ("jnp.cumsum(x, 0)"); each test file
-// maps those names to the same call in C++, on the same input x: 0.7 when
-// 0-d, else a float32 array with an empty axis.
+// maps those names to the same call in C++, on the same float32 input x,
+// every element 0.7: 0-d, or with an axis empty (a few report cases: small).
 #pragma once
 
 #include "catch.hpp"
@@ -68,7 +68,8 @@ using X = jaxcc::Array<float>;
 using Call = std::function<std::vector<Result>(X const&)>;
 using Calls = std::map<std::string, Call>;
 
-/// The input of a case: 0.7 when 0-d, else zeros (an empty array).
+/// The input of a case, as the generator makes it (np.full(shape, 0.7)):
+/// 0-d, empty along an axis, or (a few of the report's cases) small.
 inline X input_of(jaxcc::Shape const& shape) { return jaxcc::numpy::full<float>(shape, 0.7f); }
 
 /// Runs every case through `calls` and compares with JAX's outcome; every

@@ -2,8 +2,9 @@
 // and the dtype rules they share with jax.numpy's functions: each returns a
 // fused expression (nothing is computed until it becomes an Array), with
 // JAX's dtype promotion applied to the operands first (a C++ arithmetic
-// scalar is weak, as a Python scalar; a 16-bit float scalar keeps its dtype). Primitive rules use
-// these; numpy/elementwise.hpp adds the named functions.
+// scalar is weak, as a Python scalar; a 16-bit float scalar keeps its
+// dtype). Primitive rules use these; numpy/elementwise.hpp adds the named
+// functions.
 #pragma once
 
 #include <concepts>

@@ -124,13 +124,8 @@ Array<value_type_t<A>> reduce_extremum(A const& x, AxisArg const& axis, bool kee
     return reduce_over<P>(a, axes, keepdims);
   }
   auto const init = static_cast<compute_t<T>>(*initial);
-  if (a.size() == 0) {
-    Shape out;
-    for (std::int64_t d = 0; d < a.ndim(); ++d)
-      if (std::ranges::find(axes, d) == axes.end()) out.push_back(a.shape()[static_cast<std::size_t>(d)]);
-      else if (keepdims) out.push_back(1);
-    return filled<T>(std::move(out), init);
-  }
+  if (a.size() == 0)
+    return filled<T>(keepdims ? keepdims_shape(a.shape(), axes) : reduce_shape_rule(op, a.shape(), axes), init);
   auto const out = reduce_over<P>(a, axes, keepdims);
   return op == "max" ? Array<T>(numpy::maximum(out, init)) : Array<T>(numpy::minimum(out, init));
 }

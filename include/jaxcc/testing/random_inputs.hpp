@@ -1,6 +1,6 @@
 // Reproducible random test inputs: rand_normal, rand_uniform and rand_like,
 // and the edge shapes every op should meet (edge_shapes, edge_inputs). Each
-// draw is one draw of jaxcc::random from the key jaxcc::random::key(seed),
+// is one draw of jaxcc::random from the key jaxcc::random::key(seed),
 // so a seed gives the same values on every run and machine, and the values
 // jax.random gives for jax.random.key(seed) (docs/random.md: uniform bit for
 // bit, normal to a few ulp; float64 draws are JAX's with jax_enable_x64).
