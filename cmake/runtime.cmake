@@ -1,8 +1,8 @@
 # The precompiled runtime: a static library holding the rules of jaxcc's own
 # primitives and elementwise ops, compiled once (the instantiations
-# include/jaxcc/bits/runtime_instances.hpp lists, one source file per
+# include/jaxcc/runtime/runtime_instances.hpp lists, one source file per
 # group), and the type-erased machinery (jit's planner, the interpreters, the
-# jaxpr printer: include/jaxcc/bits/runtime_compiled.hpp). Linking it defines
+# jaxpr printer: include/jaxcc/core/runtime_compiled.hpp). Linking it defines
 # JAXCC_PRECOMPILED_RUNTIME, which declares those instantiations extern: a
 # file that uses jaxcc then compiles only its own code. The headers alone
 # stay the library; this only saves compile time.
@@ -11,7 +11,7 @@
 #   JAXCC_BUILD_RUNTIME, jaxcc::runtime is one, installed and exported (the
 #   tests build their own, with their flags: tests/CMakeLists.txt).
 
-file(STRINGS "${PROJECT_SOURCE_DIR}/include/jaxcc/bits/runtime_instances.hpp" JAXCC_RUNTIME_GROUPS
+file(STRINGS "${PROJECT_SOURCE_DIR}/include/jaxcc/runtime/runtime_instances.hpp" JAXCC_RUNTIME_GROUPS
      REGEX "^#define JAXCC_RUNTIME_GROUPS ")
 string(REGEX REPLACE "^#define JAXCC_RUNTIME_GROUPS " "" JAXCC_RUNTIME_GROUPS "${JAXCC_RUNTIME_GROUPS}")
 separate_arguments(JAXCC_RUNTIME_GROUPS)
@@ -40,7 +40,7 @@ JAXCC_RUNTIME_OP_RULES_${GROUP}(JAXCC_OP_RULES)
 ")
   list(APPEND JAXCC_RUNTIME_SOURCES "${source}")
 endforeach()
-# The type-erased machinery (include/jaxcc/bits/runtime_compiled.hpp): each
+# The type-erased machinery (include/jaxcc/core/runtime_compiled.hpp): each
 # header instantiates its pieces where this source includes it.
 set(source "${PROJECT_BINARY_DIR}/runtime/machinery.cpp")
 file(CONFIGURE OUTPUT "${source}" CONTENT "\

@@ -1,5 +1,5 @@
 // Arrays made from each process's data and gathered back
-// (sharding/process_arrays.hpp), in one process: there they are device_put
+// (multihost/process_arrays.hpp), in one process: there they are device_put
 // and its inverse, with JAX's single-process rules and errors. Across
 // processes they are tests/test_distributed.cpp's. Run with
 // JAXCC_NUM_DEVICES=8 (tests/CMakeLists.txt).

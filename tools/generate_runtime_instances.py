@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes include/jaxcc/bits/runtime_instances.hpp: the rule instantiations
+"""Writes include/jaxcc/runtime/runtime_instances.hpp: the rule instantiations
 that the precompiled runtime (CMake target jaxcc::runtime) compiles once.
 
 They are the ones that jaxcc's own rules reach: every primitive at every
@@ -178,6 +178,6 @@ lines.append("#define JAXCC_RUNTIME_OP_RULES(X) \\")
 lines += [f"  JAXCC_RUNTIME_OP_RULES_{g.upper()}(X) \\" for g in groups]
 lines.append("")
 lines.append("// clang-format on")
-out = pathlib.Path(__file__).resolve().parent.parent / "include/jaxcc/bits/runtime_instances.hpp"
+out = pathlib.Path(__file__).resolve().parent.parent / "include/jaxcc/runtime/runtime_instances.hpp"
 out.write_text("\n".join(lines) + "\n")
 print(f"{out}: {len(instances)} instantiations, {len(regions)} regions and {len(op_rules)} ops' rules in {len(groups)} groups")

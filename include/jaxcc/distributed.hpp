@@ -31,9 +31,9 @@
 #include <mpi.h>
 
 #include "jaxcc/core/error.hpp"
-#include "jaxcc/sharding/bits/process_network.hpp"
-#include "jaxcc/sharding/device.hpp"
-#include "jaxcc/sharding/process_arrays.hpp"
+#include "jaxcc/devices/bits/process_network.hpp"
+#include "jaxcc/devices/device.hpp"
+#include "jaxcc/multihost/process_arrays.hpp"
 
 namespace jaxcc::distributed {
 

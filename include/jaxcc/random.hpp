@@ -6,4 +6,4 @@
 #include "jaxcc/random/distributions.hpp"
 #include "jaxcc/random/key.hpp"
 // Last: with the precompiled runtime, the rules it holds are declared extern.
-#include "jaxcc/bits/precompiled_runtime.hpp"
+#include "jaxcc/runtime/precompiled_runtime.hpp"

@@ -1,7 +1,7 @@
 // Compiled without optimization, for the tests' SIMD target (on an AVX-512
 // machine, AVX-512): a debug build of code using every float op must
 // compile. GCC's intrinsics differ there (some are macros), and xsimd 8's
-// log did not compile with them (primitives/elementwise.hpp,
+// log did not compile with them (fusion/elementwise.hpp,
 // detail::xsimd_log_compiles). It has only to compile; the values are the
 // other tests'.
 #include <jaxcc/jaxcc.hpp>

@@ -14,13 +14,13 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/buffer.hpp"
 #include "jaxcc/core/dtype.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/core/index.hpp"
 #include "jaxcc/core/shape.hpp"
-#include "jaxcc/graph/var.hpp"
+#include "jaxcc/core/var.hpp"
 
 namespace jaxcc {
 

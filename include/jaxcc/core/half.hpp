@@ -7,7 +7,7 @@
 // jaxcc's own, not Eigen's: every header that names an element type needs
 // them, and Eigen/Core took longer to parse than the standard headers
 // jaxcc's core uses. Eigen takes them as scalars through its generic
-// NumTraits (core/eigen.hpp's views of 16-bit arrays).
+// NumTraits (eigen.hpp's views of 16-bit arrays).
 #pragma once
 
 #include <bit>

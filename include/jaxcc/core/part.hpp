@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/shape.hpp"

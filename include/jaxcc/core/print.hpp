@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
-#include "jaxcc/fusion/evaluate.hpp"
 
 namespace jaxcc::detail {
 
@@ -434,19 +433,6 @@ std::string to_string(Array<T> const& x) {
 template <Element T>
 std::ostream& operator<<(std::ostream& os, Array<T> const& x) {
   return os << to_string(x);
-}
-
-/// A fused expression prints as the array it evaluates to.
-template <class E>
-  requires fusion::is_expr<E>::value
-std::string to_string(E const& e) {
-  return to_string(as_array(e));
-}
-
-template <class E>
-  requires fusion::is_expr<E>::value
-std::ostream& operator<<(std::ostream& os, E const& e) {
-  return os << as_array(e);
 }
 
 }  // namespace jaxcc

@@ -6,4 +6,4 @@
 #pragma once
 
 #include "jaxcc/fusion/expr_core.hpp"
-#include "jaxcc/primitives/elementwise.hpp"
+#include "jaxcc/fusion/elementwise.hpp"

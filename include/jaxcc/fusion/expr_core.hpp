@@ -1,6 +1,6 @@
 // The expression-template node types of fused elementwise regions, without
 // any op: Expr, ScalarLeaf, make_expr, and the ArrayLike concept. The ops
-// live in primitives/elementwise.hpp; fusion/expr.hpp brings both.
+// live in fusion/elementwise.hpp; fusion/expr.hpp brings both.
 #pragma once
 
 #include <array>

@@ -12,8 +12,8 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "jaxcc/bits/half_float_batch.hpp"
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/kernels/half_float_batch.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/fusion/expr.hpp"
 
 namespace jaxcc::fusion {

@@ -12,7 +12,7 @@
 
 #include "jaxcc/fusion/evaluate.hpp"
 #include "jaxcc/fusion/expr.hpp"
-#include "jaxcc/primitives/elementwise.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 
 namespace jaxcc {
 

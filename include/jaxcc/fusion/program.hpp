@@ -8,7 +8,7 @@
 // derivative is still one pass with its intermediates in a small per-thread
 // buffer. Each op contributes, per signature of operand dtypes, an OpKernel:
 // its row kernel and a builder that appends its tangent's nodes, made by
-// applying the op's tangent rule (primitives/elementwise.hpp) to
+// applying the op's tangent rule (fusion/elementwise.hpp) to
 // placeholders. Only the ops a region's derivatives can reach are compiled
 // (those of its tangent rules, and theirs in turn), and only as loops.
 #pragma once
@@ -26,8 +26,8 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/small_vector.hpp"
 #include "jaxcc/fusion/expr.hpp"

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/fusion/program.hpp"
 #include "jaxcc/graph/primitive_of.hpp"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/graph/axis_env.hpp"
 #include "jaxcc/graph/batch_dim.hpp"

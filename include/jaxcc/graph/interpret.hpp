@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"

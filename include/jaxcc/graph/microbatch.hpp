@@ -33,7 +33,7 @@
 
 #include <omp.h>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/part.hpp"
 #include "jaxcc/graph/axis_env.hpp"

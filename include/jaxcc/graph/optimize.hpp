@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/trace.hpp"
 
 namespace jaxcc::detail {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/trace.hpp"
 

@@ -25,10 +25,10 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
-#include "jaxcc/bits/scratch_vector.hpp"
-#include "jaxcc/bits/stream_copy.hpp"
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/kernels/scratch_vector.hpp"
+#include "jaxcc/kernels/stream_copy.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/buffer.hpp"
 #include "jaxcc/core/small_vector.hpp"
@@ -471,7 +471,7 @@ class PlanT {
     return out;
   }
   /// The same, appended to `out`. The bookkeeping lives in vectors kept
-  /// from call to call (bits/scratch_vector.hpp): with `out`'s capacity
+  /// from call to call (kernels/scratch_vector.hpp): with `out`'s capacity
   /// kept too, a steady-state call asks the system allocator for nothing.
   /// `into[o]`, where given and not null: a dense array of output o's
   /// dtype and shape that the step computing it writes into, where that

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
 

@@ -23,7 +23,7 @@
 #include "jaxcc/core/buffer.hpp"
 #include "jaxcc/graph/batch_dim.hpp"
 #include "jaxcc/graph/layout.hpp"
-#include "jaxcc/graph/var.hpp"
+#include "jaxcc/core/var.hpp"
 
 namespace jaxcc::graph {
 

@@ -21,9 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/program.hpp"
@@ -24,6 +24,7 @@
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"

@@ -15,9 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/primitives/bits/install_value_ops.hpp"
 
 namespace jaxcc::detail {
 

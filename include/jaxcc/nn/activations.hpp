@@ -17,7 +17,7 @@
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
-#include "jaxcc/primitives/elementwise.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
 

@@ -11,7 +11,7 @@
 #include "jaxcc/core/creation.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/operators.hpp"
-#include "jaxcc/primitives/elementwise.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 
 namespace jaxcc {
 

@@ -6,7 +6,7 @@
 // the whole axis. Under vmap each is rewritten by its batching rule (a
 // reduction over the mapped dimension, a move of it, a gather along it);
 // run on a mesh by shard_map, each device meets the others of its group
-// through the SPMD exchange (sharding/spmd.hpp). Each also says whether
+// through the SPMD exchange (devices/spmd.hpp). Each also says whether
 // its result varies along its axis, for shard_map's replication check.
 #pragma once
 
@@ -35,7 +35,7 @@
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/squeeze.hpp"
-#include "jaxcc/sharding/spmd.hpp"
+#include "jaxcc/devices/spmd.hpp"
 
 namespace jaxcc::detail {
 

@@ -21,7 +21,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/primitives/bind.hpp"
-#include "jaxcc/primitives/elementwise.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 
 namespace jaxcc::detail {
 

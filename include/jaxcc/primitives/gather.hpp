@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/graph/jaxpr.hpp"  // python_float_repr, for fill values
 #include "jaxcc/primitives/bind.hpp"

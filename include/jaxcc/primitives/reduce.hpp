@@ -1,6 +1,6 @@
 // The reduce_* primitives: reduce_sum, reduce_prod, reduce_max, reduce_min,
 // reduce_and, reduce_or, each over any set of axes, all evaluated by one
-// kernel (bits/reduce_kernel.hpp). Accumulation happens in the input dtype,
+// kernel (kernels/reduce_kernel.hpp). Accumulation happens in the input dtype,
 // as XLA does (jnp::sum converts bool to int32 first); max and min
 // propagate NaN, as lax.max / lax.min do.
 //
@@ -27,14 +27,14 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/reduce_kernel.hpp"
+#include "jaxcc/kernels/reduce_kernel.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/creation.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/concatenate.hpp"
-#include "jaxcc/primitives/elementwise.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/pad.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/slice.hpp"

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"

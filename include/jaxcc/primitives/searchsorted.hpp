@@ -16,7 +16,7 @@
 #include <string_view>
 #include <utility>
 
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/core/creation.hpp"

@@ -12,7 +12,7 @@
 namespace jaxcc {
 
 namespace lax {
-// primitives/sharding_constraint.hpp, which includes this header.
+// sharding/sharding_constraint.hpp, which includes this header.
 template <ArrayLike A>
 Array<value_type_t<A>> with_sharding_constraint(A const& x, NamedSharding const& sharding);
 }  // namespace lax

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "jaxcc/core/error.hpp"
-#include "jaxcc/sharding/mesh.hpp"
+#include "jaxcc/devices/mesh.hpp"
 
 namespace jaxcc::detail {
 struct MeshSlot {

@@ -15,7 +15,7 @@
 
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/core/shape.hpp"
-#include "jaxcc/sharding/mesh.hpp"
+#include "jaxcc/devices/mesh.hpp"
 #include "jaxcc/sharding/partition_spec.hpp"
 
 namespace jaxcc {

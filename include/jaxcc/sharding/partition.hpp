@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/partition_equation.hpp"
 #include "jaxcc/graph/program.hpp"
@@ -29,7 +29,7 @@
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/sharding/bits/spmd_ops.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
-#include "jaxcc/transforms/shard_map.hpp"
+#include "jaxcc/sharding/shard_map_call.hpp"
 
 namespace jaxcc::debug {
 
@@ -211,7 +211,3 @@ JAXCC_RUNTIME_INSTANCE(
                                                                        std::optional<NamedSharding> const&))
 
 }  // namespace jaxcc::detail
-
-// Eager sharded ops are built on the partitioner, and installed by the
-// headers it is built on (transforms/shard_map.hpp): included last.
-#include "jaxcc/sharding/eager.hpp"

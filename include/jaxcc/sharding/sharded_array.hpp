@@ -31,7 +31,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/core/part.hpp"
-#include "jaxcc/sharding/bits/device_threads.hpp"
+#include "jaxcc/devices/bits/device_threads.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/visualize.hpp"
 

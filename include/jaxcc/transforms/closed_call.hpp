@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/microbatch.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"

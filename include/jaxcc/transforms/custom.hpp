@@ -20,11 +20,12 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/transforms/trace_call.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 

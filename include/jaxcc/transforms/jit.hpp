@@ -32,8 +32,8 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
-#include "jaxcc/bits/scratch_vector.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/kernels/scratch_vector.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/bits/runtime_compiled.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/transforms/options.hpp"

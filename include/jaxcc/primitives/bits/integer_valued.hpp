@@ -8,7 +8,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/graph/primitive_of.hpp"
-#include "jaxcc/primitives/elementwise.hpp"  // fusion::Zero
+#include "jaxcc/fusion/elementwise.hpp"  // fusion::Zero
 
 namespace jaxcc::detail {
 

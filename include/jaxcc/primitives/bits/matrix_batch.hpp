@@ -19,7 +19,7 @@
 
 #include <Eigen/Core>
 
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/creation.hpp"
 #include "jaxcc/fusion/expr.hpp"

@@ -20,7 +20,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/numpy/layout.hpp"
-#include "jaxcc/sharding/device.hpp"
+#include "jaxcc/devices/device.hpp"
 #include "jaxcc/sharding/device_put.hpp"
 #include "jaxcc/sharding/eager.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"

@@ -26,7 +26,7 @@
 
 #include "jaxcc/core/dtype.hpp"
 #include "jaxcc/fusion/expr_core.hpp"
-#include "jaxcc/primitives/bits/special_functions.hpp"
+#include "jaxcc/kernels/special_functions.hpp"
 
 namespace jaxcc::detail {
 template <class T>

@@ -28,7 +28,7 @@
 #endif
 
 #include "jaxcc/core/error.hpp"
-#include "jaxcc/sharding/device.hpp"
+#include "jaxcc/devices/device.hpp"
 
 namespace jaxcc::detail {
 

@@ -17,7 +17,7 @@
 #include <omp.h>
 
 #include "jaxcc/core/error.hpp"
-#include "jaxcc/sharding/bits/process_network.hpp"
+#include "jaxcc/devices/bits/process_network.hpp"
 
 namespace jaxcc {
 

@@ -12,7 +12,7 @@
 
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/core/shape.hpp"
-#include "jaxcc/sharding/device.hpp"
+#include "jaxcc/devices/device.hpp"
 
 namespace jaxcc {
 

@@ -28,7 +28,7 @@
 #include <omp.h>
 #include <xsimd/xsimd.hpp>
 
-#include "jaxcc/bits/strided.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
 
 namespace jaxcc::detail {

@@ -3,9 +3,9 @@
 // jaxcc's own primitives and elementwise ops, and each op's row kernel and
 // tangent builder, are declared extern here: a translation unit that binds
 // one does not compile its rules, nor the rules those reach; the library
-// holds them, compiled once (bits/runtime_instances.hpp lists them; the
+// holds them, compiled once (runtime/runtime_instances.hpp lists them; the
 // type-erased machinery is declared extern where it is defined,
-// bits/runtime_compiled.hpp). Without it nothing changes: the
+// core/runtime_compiled.hpp). Without it nothing changes: the
 // headers alone are the library. <jaxcc/jaxcc.hpp> includes this last.
 #pragma once
 
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "jaxcc/bits/runtime_instances.hpp"
+#include "jaxcc/runtime/runtime_instances.hpp"
 #include "jaxcc/fusion/evaluate.hpp"
 #include "jaxcc/fusion/program.hpp"
 #include "jaxcc/graph/primitive_of.hpp"
@@ -37,7 +37,7 @@
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/scatter.hpp"
 #include "jaxcc/primitives/searchsorted.hpp"
-#include "jaxcc/primitives/sharding_constraint.hpp"
+#include "jaxcc/sharding/sharding_constraint.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/sort.hpp"
 #include "jaxcc/primitives/squeeze.hpp"

@@ -40,10 +40,10 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/graph/batch.hpp"
-#include "jaxcc/graph/var.hpp"
-#include "jaxcc/sharding/bits/device_threads.hpp"
-#include "jaxcc/sharding/bits/process_network.hpp"
-#include "jaxcc/sharding/mesh.hpp"
+#include "jaxcc/core/var.hpp"
+#include "jaxcc/devices/bits/device_threads.hpp"
+#include "jaxcc/devices/bits/process_network.hpp"
+#include "jaxcc/devices/mesh.hpp"
 
 namespace jaxcc::detail {
 
