@@ -147,9 +147,3 @@ JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> backward<void>(Trace const&, Env 
                                                               Wanted))
 
 }  // namespace jaxcc::graph
-
-// The JVP and VJP of a primitive with an `expand` rule (a derived fused
-// region) run its expansion's program through the functions above; they
-// are defined there, and every translation unit that interprets a program
-// needs them.
-#include "jaxcc/graph/program.hpp"

@@ -67,6 +67,7 @@
 #include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/graph/program.hpp"  // expansion_jvp, expansion_vjp
 #include "jaxcc/graph/trace.hpp"
 
 namespace jaxcc::fusion {
@@ -95,14 +96,6 @@ concept DtypeGenericPrimitive = requires {
 /// What a VJP rule returns for an operand that takes no cotangent (integer
 /// operands, indices).
 struct NoCotangent {};
-
-/// The JVP and VJP of a primitive that declares no rules of its own but the
-/// equations `expand` records for it: those of the program they make
-/// (graph/program.hpp).
-inline std::vector<MaybeArray> expansion_jvp(FlatFunction const& expand, std::span<AnyArray const> primals,
-                                             std::span<MaybeArray const> tangents);
-inline std::vector<MaybeArray> expansion_vjp(FlatFunction const& expand, std::span<MaybeArray const> cotangents,
-                                             std::span<AnyArray const> primals, Wanted wanted);
 }  // namespace jaxcc::graph
 
 namespace jaxcc::detail {

@@ -108,6 +108,9 @@ inline std::pair<Program, std::vector<AnyArray>> expansion_of(FlatFunction const
   return {std::move(program), std::move(inputs)};
 }
 
+/// The JVP and VJP of a primitive that declares no rules of its own but the
+/// equations `expand` records for it (graph/primitive_of.hpp): those of the
+/// program they make.
 inline std::vector<MaybeArray> expansion_jvp(FlatFunction const& expand, std::span<AnyArray const> primals,
                                              std::span<MaybeArray const> tangents) {
   auto const [program, inputs] = expansion_of(expand, primals);

@@ -16,6 +16,7 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
 
 namespace jaxcc::primitives {
@@ -126,5 +127,3 @@ Array<T> squeeze(Array<T> const& x, Axes const& dimensions) {
 }
 
 }  // namespace jaxcc::lax
-
-#include "jaxcc/primitives/broadcast_in_dim.hpp"
