@@ -4,7 +4,7 @@
 # beside an Eigen program of similar reach built the same way in the same
 # run. Prints wall time, peak memory and the ratio to the Eigen file, and,
 # with --check, exits non-zero when a file exceeds its target by more than
-# 25% (the targets are in bench/README.md, "Compile cost").
+# 25% (the targets are in docs/compile_cost.md, "The figures").
 #
 #   bench/compile_cost.sh [--check | --enforce NAME,...] [--quick] [--compiler g++] [--include DIR] [--repeat N] [--runtime LIB]
 #

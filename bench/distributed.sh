@@ -2,7 +2,7 @@
 # Several processes against one, on the same cores: runs bench_distributed
 # as 1 process x 1 device, 1 process x 2 devices and 2 processes x 1 device
 # (mpirun -np 2), interleaved for ROUNDS rounds, and prints each figure's
-# median and the ratios (bench/README.md, "Several processes").
+# median and the ratios (bench/README.md, "Where the library stands").
 #
 #   bench/distributed.sh [build dir, default build-bench] [rounds, default 3]
 set -euo pipefail

@@ -83,7 +83,7 @@ std::pair<std::vector<Body>, std::vector<bool>> unified_bodies(std::vector<graph
 }
 
 // A class template only so that a file that never applies it compiles
-// none of it (docs/architecture.md, "What a file compiles").
+// none of it (docs/compile_cost.md, "What a file compiles").
 template <class = void>
 class CondCallT;
 using CondCall = CondCallT<>;

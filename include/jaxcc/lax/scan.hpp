@@ -66,7 +66,7 @@ std::vector<AnyArray> bind_scan(Body body, std::size_t num_explicit_consts, std:
                                 bool reverse, std::span<AnyArray const> args);
 
 // A class template only so that a file that never applies it compiles
-// none of it (docs/architecture.md, "What a file compiles").
+// none of it (docs/compile_cost.md, "What a file compiles").
 template <class = void>
 class ScanCallT;
 using ScanCall = ScanCallT<>;

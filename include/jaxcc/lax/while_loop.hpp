@@ -27,7 +27,7 @@ std::vector<AnyArray> bind_while(Body cond, std::span<AnyArray const> cond_const
                                  std::span<AnyArray const> body_consts, std::span<AnyArray const> init);
 
 // A class template only so that a file that never applies it compiles
-// none of it (docs/architecture.md, "What a file compiles").
+// none of it (docs/compile_cost.md, "What a file compiles").
 template <class = void>
 class WhileCallT;
 using WhileCall = WhileCallT<>;

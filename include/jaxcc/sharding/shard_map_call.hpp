@@ -135,7 +135,7 @@ inline graph::Program trace_on_mesh(graph::FlatFunction const& fn, Mesh const& m
 }
 
 // A class template only so that a file that never applies it compiles
-// none of it (docs/architecture.md, "What a file compiles").
+// none of it (docs/compile_cost.md, "What a file compiles").
 template <class = void>
 class ShardMapCallT;
 using ShardMapCall = ShardMapCallT<>;

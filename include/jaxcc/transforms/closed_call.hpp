@@ -24,7 +24,7 @@
 namespace jaxcc::detail {
 
 // A class template only so that a file that never applies it compiles
-// none of it (docs/architecture.md, "What a file compiles").
+// none of it (docs/compile_cost.md, "What a file compiles").
 template <class = void>
 class ClosedCallT;
 using ClosedCall = ClosedCallT<>;

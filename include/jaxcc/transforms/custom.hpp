@@ -39,7 +39,7 @@ graph::Batched batch_call(std::shared_ptr<graph::PrimitiveBase const> inner, boo
                           graph::AxisData const& axis);
 
 // A class template only so that a file that never applies it compiles
-// none of it (docs/architecture.md, "What a file compiles").
+// none of it (docs/compile_cost.md, "What a file compiles").
 template <class = void>
 class BatchedCallT;
 using BatchedCall = BatchedCallT<>;
