@@ -24,7 +24,7 @@ namespace jaxcc::graph {
 
 struct ValueOps {
   // reverse mode (used by graph/interpret.hpp and fused regions' cotangents, fusion/program_primitive.hpp;
-  // installed by every transform, transforms/trace_call.hpp)
+  // installed by every transform, tracing/trace_call.hpp)
   AnyArray (*add)(AnyArray const& a, AnyArray const& b) = nullptr;
   /// x summed over the dimensions along which an array of `shape` was broadcast to x's shape.
   AnyArray (*sum_to_shape)(AnyArray const& x, Shape const& shape) = nullptr;

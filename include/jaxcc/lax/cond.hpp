@@ -23,10 +23,9 @@
 
 #include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/lax/elementwise.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
-#include "jaxcc/transforms/vjp.hpp"
 
 namespace jaxcc::detail {
 
@@ -258,7 +257,7 @@ std::vector<AnyArray> bind_cond(Array<std::int32_t> const& index, std::vector<Bo
 template <class Pred>
 Array<bool> cond_predicate(Pred const& pred) {
   if constexpr (Scalar<Pred>) {
-    return numpy::array(static_cast<bool>(pred));
+    return detail::rank0_array(static_cast<bool>(pred));
   } else {
     auto const p = as_array(pred);
     if (p.ndim() != 0) {
@@ -332,24 +331,6 @@ auto cond(Pred const& pred, TrueFun const& true_fun, FalseFun const& false_fun, 
   branches.push_back(std::move(true_body));
   auto const outs = detail::bind_cond(p.template astype<std::int32_t>(), std::move(branches), leaves);
   return on_true.unflatten_output(outs);
-}
-
-/// lax.select: on_true where pred holds, else on_false, elementwise. The
-/// cases have the same shape; pred has it too, or is a scalar.
-template <ArrayLike P, ArrayLike T, ArrayLike F>
-auto select(P const& pred, T const& on_true, F const& on_false) {
-  static_assert(std::same_as<value_type_t<P>, bool>, "lax::select: pred must be a boolean array");
-  static_assert(std::same_as<value_type_t<T>, value_type_t<F>>,
-                "lax::select: on_true and on_false must have the same dtype");
-  auto const p = as_array(pred);
-  auto const t = as_array(on_true);
-  auto const f = as_array(on_false);
-  if (!(t.shape() == f.shape()))
-    throw Error("select cases must have the same shapes, got [" + to_string(f.shape()) + ", " + to_string(t.shape()) + "].");
-  if (p.ndim() != 0 && !(p.shape() == t.shape()))
-    throw Error("select `which` must be scalar or have the same shape as cases, got `which` shape " + to_string(p.shape()) +
-                " but case shape " + to_string(t.shape()) + ".");
-  return Array<value_type_t<T>>(numpy::where(p, t, f));
 }
 
 }  // namespace jaxcc::lax

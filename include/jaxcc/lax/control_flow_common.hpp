@@ -21,9 +21,8 @@
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
-#include "jaxcc/numpy/creation.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
-#include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/lax/elementwise.hpp"
+#include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
@@ -32,7 +31,7 @@
 // trace_call.hpp's array_leaves walks trees with tree::for_each_leaf but
 // does not include its header.
 #include "jaxcc/tree/reduce.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/tree/flatten.hpp"
 #include "jaxcc/tree/map.hpp"
 
@@ -66,14 +65,14 @@ inline AnyArray instantiate_zeros(graph::MaybeArray const& t, AnyArray const& pr
 /// A scalar leaf as the rank-0 array JAX would make of it.
 template <Scalar S>
 auto scalar_array(S s) {
-  if constexpr (std::same_as<S, bool>) return numpy::array(s);
+  if constexpr (std::same_as<S, bool>) return detail::rank0_array(s);
   else if constexpr (std::is_floating_point_v<S>) {
-    if constexpr (sizeof(S) <= 4) return numpy::array(static_cast<float>(s));
-    else return numpy::array(static_cast<double>(s));
+    if constexpr (sizeof(S) <= 4) return detail::rank0_array(static_cast<float>(s));
+    else return detail::rank0_array(static_cast<double>(s));
   } else if constexpr (sizeof(S) <= 4) {
-    return numpy::array(static_cast<std::int32_t>(s));
+    return detail::rank0_array(static_cast<std::int32_t>(s));
   } else {
-    return numpy::array(static_cast<std::int64_t>(s));
+    return detail::rank0_array(static_cast<std::int64_t>(s));
   }
 }
 
@@ -218,19 +217,23 @@ struct ControlFlowBatchingOps {
     if constexpr (!is_half_float<T>) {
       ops.select = [](Array<bool> const& pred, AnyArray const& on_true, AnyArray const& on_false) -> AnyArray {
         auto const& t = on_true.as<T>();
-        return Array<T>(numpy::where(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
+        return Array<T>(select_expr(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
       };
       if constexpr (is_float<T>)
-        ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::sum(x.as<T>(), axis); };
+        ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
+          return bind<primitives::reduce_sum_p>({Axes{axis}}, x.as<T>());
+        };
     }
     if constexpr (std::same_as<T, std::int32_t>) {
       ops.clamp = [](AnyArray const& x, std::int64_t lo, std::int64_t hi) -> AnyArray {
-        return Array<T>(numpy::clip(x.as<T>(), static_cast<T>(lo), static_cast<T>(hi)));
+        return Array<T>(binary<primitives::min_p>(binary<primitives::max_p>(x.as<T>(), static_cast<T>(lo)), static_cast<T>(hi)));
       };
       ops.equals = [](AnyArray const& x, std::int64_t value) { return Array<bool>(x.as<T>() == static_cast<T>(value)); };
     }
     if constexpr (std::same_as<T, bool>)
-      ops.any = [](AnyArray const& x, std::int64_t axis) -> AnyArray { return numpy::any(x.as<T>(), axis); };
+      ops.any = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
+        return bind<primitives::reduce_or_p>({Axes{axis}}, x.as<T>());
+      };
   }
 };
 

@@ -43,7 +43,7 @@ struct fori_index {
 
 template <class I, class B>
 Array<I> bound_array(B const& b) {
-  if constexpr (std::integral<B>) return numpy::array(static_cast<I>(b));
+  if constexpr (std::integral<B>) return detail::rank0_array(static_cast<I>(b));
   else return b;
 }
 

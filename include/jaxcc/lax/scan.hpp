@@ -21,7 +21,7 @@
 
 #include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
-#include "jaxcc/transforms/vjp.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 
 namespace jaxcc::detail {
 

@@ -10,8 +10,8 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
-#include "jaxcc/numpy/creation.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/core/creation.hpp"
+#include "jaxcc/lax/elementwise.hpp"
 #include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/slice.hpp"
 
@@ -32,7 +32,7 @@ std::vector<Array<std::int64_t>> start_arrays(Array<T> const& x, Axes const& sta
   check_start_count(x, starts.size());
   std::vector<Array<std::int64_t>> out;
   for (std::size_t d = 0; d < starts.size(); ++d)
-    out.push_back(numpy::array<std::int64_t>(starts[d] < 0 ? starts[d] + x.shape()[d] : starts[d]));
+    out.push_back(rank0_array<std::int64_t>(starts[d] < 0 ? starts[d] + x.shape()[d] : starts[d]));
   return out;
 }
 
@@ -42,7 +42,7 @@ std::vector<Array<I>> start_arrays(Array<T> const& x, std::vector<Array<I>> cons
   check_start_count(x, starts.size());
   std::vector<Array<I>> out;
   for (std::size_t d = 0; d < starts.size(); ++d)
-    out.push_back(numpy::where(starts[d] < 0, starts[d] + x.shape()[d], starts[d]));
+    out.push_back(select_expr(starts[d] < 0, starts[d] + static_cast<I>(x.shape()[d]), starts[d]));
   return out;
 }
 

@@ -17,7 +17,6 @@
 
 #include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
-#include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
 
 namespace jaxcc::detail {

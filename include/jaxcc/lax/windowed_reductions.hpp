@@ -15,7 +15,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/lax/padding.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/reduce_window.hpp"
 
 namespace jaxcc::detail {
@@ -26,9 +26,9 @@ struct WindowComputation {
   template <ArrayLike A, ArrayLike B>
     requires std::same_as<value_type_t<A>, value_type_t<B>>
   auto operator()(A const& a, B const& b) const {
-    if constexpr (std::same_as<Monoid, primitives::WindowSum>) return numpy::add(a, b);
-    else if constexpr (std::same_as<Monoid, primitives::WindowMax>) return numpy::maximum(a, b);
-    else return numpy::minimum(a, b);
+    if constexpr (std::same_as<Monoid, primitives::WindowSum>) return binary<primitives::add_p>(a, b);
+    else if constexpr (std::same_as<Monoid, primitives::WindowMax>) return binary<primitives::max_p>(a, b);
+    else return binary<primitives::min_p>(a, b);
   }
 };
 }  // namespace jaxcc::detail
@@ -73,9 +73,9 @@ Array<value_type_t<A>> reduce_window(A const& operand, value_type_t<A> init_valu
   }
   auto const reduced = jaxcc::detail::bind<primitives::reduce_window_p<Monoid>>(p, x);
   if (init_value == Monoid::template identity<T>()) return reduced;
-  if constexpr (std::same_as<Monoid, primitives::WindowSum>) return numpy::add(reduced, init_value);
-  else if constexpr (std::same_as<Monoid, primitives::WindowMax>) return numpy::maximum(reduced, init_value);
-  else return numpy::minimum(reduced, init_value);
+  if constexpr (std::same_as<Monoid, primitives::WindowSum>) return jaxcc::detail::binary<primitives::add_p>(reduced, init_value);
+  else if constexpr (std::same_as<Monoid, primitives::WindowMax>) return jaxcc::detail::binary<primitives::max_p>(reduced, init_value);
+  else return jaxcc::detail::binary<primitives::min_p>(reduced, init_value);
 }
 
 }  // namespace jaxcc::lax

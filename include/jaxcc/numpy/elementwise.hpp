@@ -12,24 +12,11 @@
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/fusion/elementwise.hpp"
+#include "jaxcc/lax/elementwise.hpp"
 
 namespace jaxcc {
 
-namespace detail {
-/// An operand of a composed function as an array of dtype T (the dtype its
-/// weak promotion already chose): a scalar becomes a 0-d array.
-template <Element T, class A>
-auto array_operand(A const& a) {
-  if constexpr (Scalar<A>) return rank0_array(static_cast<T>(a));
-  else return fusion::cast<T>(a);
-}
-}  // namespace detail
 
-namespace lax {
-template <ArrayLike A>
-  requires FloatElement<value_type_t<A>>
-auto is_finite(A const& a);
-}  // namespace lax
 
 namespace numpy {
 
@@ -238,55 +225,4 @@ auto clip(A const& x, Lo const& lo, Hi const& hi) {
 
 }  // namespace numpy
 
-namespace lax {
-
-template <Element U, Element T>
-Array<U> convert_element_type(Array<T> const& x) {
-  if constexpr (std::same_as<T, U>) return x;
-  else return fusion::cast<U>(x);
-}
-
-/// lax's elementwise functions that jax.numpy spells otherwise. Operands
-/// share a dtype, as lax requires.
-template <ArrayLike A> auto erf(A const& a) { return detail::float_unary<primitives::erf_p>(a); }
-template <ArrayLike A> auto erf_inv(A const& a) { return detail::float_unary<primitives::erf_inv_p>(a); }
-template <ArrayLike A> auto erfc(A const& a) { return detail::float_unary<primitives::erfc_p>(a); }
-/// log |Gamma(a)|; +inf at 0, -1, -2, ...
-template <ArrayLike A> auto lgamma(A const& a) { return detail::float_unary<primitives::lgamma_p>(a); }
-/// The derivative of lgamma; nan at 0, -1, -2, ...
-template <ArrayLike A> auto digamma(A const& a) { return detail::float_unary<primitives::digamma_p>(a); }
-/// The m-th derivative of digamma (m = 0, 1, 2, ...; m = 0 is digamma).
-template <std::integral M, ArrayLike A>
-auto polygamma(M m, A const& x) {
-  using T = float_t<value_type_t<A>>;
-  return fusion::make_expr<primitives::polygamma_p>(fusion::ScalarLeaf<T>{static_cast<T>(m)},
-                                                    detail::array_operand<T>(x));
-}
-template <ArrayLike A>
-  requires FloatElement<value_type_t<A>>
-auto is_finite(A const& a) {
-  return fusion::make_expr<primitives::is_finite_p>(a);
-}
-template <ArrayLike A, ArrayLike B>
-  requires std::same_as<value_type_t<A>, value_type_t<B>> && FloatElement<value_type_t<A>>
-auto atan2(A const& a, B const& b) {
-  return fusion::make_expr<primitives::atan2_p>(a, b);
-}
-template <ArrayLike A, ArrayLike B>
-  requires std::same_as<value_type_t<A>, value_type_t<B>>
-auto rem(A const& a, B const& b) {
-  return fusion::make_expr<primitives::rem_p>(a, b);
-}
-#define JAXCC_LAX_SHIFT(fn, prim)                                                       \
-  template <ArrayLike A, class B>                                                       \
-    requires detail::ShiftOperands<A, B> && (Scalar<B> || std::same_as<value_type_t<A>, value_type_t<B>>) \
-  auto fn(A const& a, B const& b) {                                                     \
-    return detail::binary_as<primitives::prim, value_type_t<A>>(a, b);                  \
-  }
-JAXCC_LAX_SHIFT(shift_left, shift_left_p)
-JAXCC_LAX_SHIFT(shift_right_logical, shift_right_logical_p)
-JAXCC_LAX_SHIFT(shift_right_arithmetic, shift_right_arithmetic_p)
-#undef JAXCC_LAX_SHIFT
-
-}  // namespace lax
 }  // namespace jaxcc

@@ -32,7 +32,7 @@
 #include "jaxcc/testing/random_inputs.hpp"
 #include "jaxcc/transforms/jit.hpp"
 #include "jaxcc/transforms/jvp.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 #include "jaxcc/transforms/vmap.hpp"
 

@@ -20,7 +20,7 @@
 
 #include "jaxcc/testing/check_result.hpp"
 #include "jaxcc/transforms/jvp.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 
 namespace jaxcc::testing {

@@ -10,7 +10,7 @@
 
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/transforms/closed_call.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 
 namespace jaxcc {
 

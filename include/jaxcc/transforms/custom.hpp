@@ -26,7 +26,7 @@
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 
 namespace jaxcc {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "jaxcc/graph/interpret.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 
 namespace jaxcc {

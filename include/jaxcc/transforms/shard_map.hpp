@@ -40,7 +40,7 @@
 #include "jaxcc/sharding/shard_map_call.hpp"
 #include "jaxcc/sharding/sharded_array.hpp"
 #include "jaxcc/devices/spmd.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 
 namespace jaxcc {
 

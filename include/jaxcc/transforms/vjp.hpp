@@ -21,7 +21,7 @@
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/transforms/options.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 
 namespace jaxcc {
 
@@ -84,13 +84,6 @@ inline void check_grad_output(AnyArray const& out) {
                 std::string(name(out.dtype())) + ". For differentiation of functions with integer outputs, use "
                 "jaxcc::vjp directly.");
 }
-
-template <class T>
-struct is_pair_like : std::false_type {};
-template <class A, class B>
-struct is_pair_like<std::pair<A, B>> : std::true_type {};
-template <class A, class B>
-struct is_pair_like<std::tuple<A, B>> : std::true_type {};
 
 /// vjp on primals whose leaves are all Arrays.
 template <class F, class... Primals>

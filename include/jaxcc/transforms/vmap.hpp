@@ -31,7 +31,7 @@
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/transforms/options.hpp"
-#include "jaxcc/transforms/trace_call.hpp"
+#include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/tree/map.hpp"
 
 namespace jaxcc {

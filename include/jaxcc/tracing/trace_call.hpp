@@ -18,16 +18,24 @@
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"
-#include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/reshape.hpp"
-#include "jaxcc/transforms/options.hpp"
 #include "jaxcc/tree/flatten.hpp"
 #include "jaxcc/tree/map.hpp"
 #include "jaxcc/tree/reduce.hpp"
 
 namespace jaxcc::detail {
+
+/// A function's output that is a pair: (output, aux) under has_aux, (carry, y)
+/// from a scan body.
+template <class T>
+struct is_pair_like : std::false_type {};
+template <class A, class B>
+struct is_pair_like<std::pair<A, B>> : std::true_type {};
+template <class A, class B>
+struct is_pair_like<std::tuple<A, B>> : std::true_type {};
 
 /// `x` summed over the dimensions along which an array of `shape` was
 /// broadcast to x's shape (its leading ones, and its size-1 ones).
