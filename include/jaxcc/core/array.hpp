@@ -14,12 +14,12 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/buffer.hpp"
 #include "jaxcc/core/dtype.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/core/index.hpp"
 #include "jaxcc/core/shape.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/var.hpp"
 
 namespace jaxcc {

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/shape.hpp"
+#include "jaxcc/core/strided.hpp"
 
 namespace jaxcc::detail {
 

@@ -39,11 +39,11 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
-#include "jaxcc/graph/batch.hpp"
 #include "jaxcc/core/var.hpp"
 #include "jaxcc/devices/bits/device_threads.hpp"
 #include "jaxcc/devices/bits/process_network.hpp"
 #include "jaxcc/devices/mesh.hpp"
+#include "jaxcc/graph/batch.hpp"
 
 namespace jaxcc::detail {
 

@@ -5,5 +5,5 @@
 // that wrote it.
 #pragma once
 
-#include "jaxcc/fusion/expr_core.hpp"
 #include "jaxcc/fusion/elementwise.hpp"
+#include "jaxcc/fusion/expr_core.hpp"

@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/loop.hpp"
 #include "jaxcc/fusion/program.hpp"

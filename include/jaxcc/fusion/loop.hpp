@@ -12,9 +12,9 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "jaxcc/kernels/half_float_batch.hpp"
 #include "jaxcc/core/strided.hpp"
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/kernels/half_float_batch.hpp"
 
 namespace jaxcc::fusion {
 

@@ -10,9 +10,9 @@
 #include <concepts>
 #include <type_traits>
 
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/fusion/evaluate.hpp"
 #include "jaxcc/fusion/expr.hpp"
-#include "jaxcc/fusion/elementwise.hpp"
 
 namespace jaxcc {
 

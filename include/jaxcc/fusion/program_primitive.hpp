@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/fusion/program.hpp"
 #include "jaxcc/graph/primitive_of.hpp"
 #include "jaxcc/graph/trace.hpp"

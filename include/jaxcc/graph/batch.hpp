@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/error.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/axis_env.hpp"
 #include "jaxcc/graph/batch_dim.hpp"
 #include "jaxcc/graph/interpret.hpp"

@@ -33,9 +33,9 @@
 
 #include <omp.h>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/part.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/axis_env.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/partition_equation.hpp"

@@ -25,14 +25,14 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
-#include "jaxcc/kernels/scratch_vector.hpp"
-#include "jaxcc/kernels/stream_copy.hpp"
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/buffer.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/small_vector.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/graph/trace.hpp"
+#include "jaxcc/kernels/scratch_vector.hpp"
+#include "jaxcc/kernels/stream_copy.hpp"
 
 namespace jaxcc::detail {
 

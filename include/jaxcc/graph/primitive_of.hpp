@@ -64,9 +64,9 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/program.hpp"  // expansion_jvp, expansion_vjp
 #include "jaxcc/graph/trace.hpp"
 

@@ -21,9 +21,9 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/buffer.hpp"
+#include "jaxcc/core/var.hpp"
 #include "jaxcc/graph/batch_dim.hpp"
 #include "jaxcc/graph/layout.hpp"
-#include "jaxcc/core/var.hpp"
 
 namespace jaxcc::graph {
 

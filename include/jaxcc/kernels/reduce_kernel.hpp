@@ -28,8 +28,8 @@
 #include <omp.h>
 #include <xsimd/xsimd.hpp>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/strided.hpp"
 
 namespace jaxcc::detail {
 

@@ -16,24 +16,24 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/lax/elementwise.hpp"
-#include "jaxcc/primitives/reduce.hpp"
-#include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
+#include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 // trace_call.hpp's array_leaves walks trees with tree::for_each_leaf but
 // does not include its header.
-#include "jaxcc/tree/reduce.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/tree/flatten.hpp"
 #include "jaxcc/tree/map.hpp"
+#include "jaxcc/tree/reduce.hpp"
 
 namespace jaxcc::detail {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
-#include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/core/creation.hpp"
+#include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/lax/elementwise.hpp"
 #include "jaxcc/primitives/gather.hpp"
 #include "jaxcc/primitives/slice.hpp"

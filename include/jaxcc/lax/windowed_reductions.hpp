@@ -14,8 +14,8 @@
 #include <type_traits>
 
 #include "jaxcc/core/array.hpp"
-#include "jaxcc/lax/padding.hpp"
 #include "jaxcc/fusion/operators.hpp"
+#include "jaxcc/lax/padding.hpp"
 #include "jaxcc/primitives/reduce_window.hpp"
 
 namespace jaxcc::detail {

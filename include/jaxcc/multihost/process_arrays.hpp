@@ -19,8 +19,8 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
-#include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/devices/device.hpp"
+#include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/sharding/device_put.hpp"
 #include "jaxcc/sharding/eager.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"

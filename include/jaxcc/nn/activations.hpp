@@ -12,12 +12,12 @@
 #include <string>
 #include <type_traits>
 
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
-#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
 

@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "jaxcc/core/creation.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/operators.hpp"
-#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/lax/elementwise.hpp"
 
 namespace jaxcc {

@@ -17,8 +17,8 @@
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/concatenate.hpp"
-#include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/reshape.hpp"
+#include "jaxcc/primitives/slice.hpp"
 
 namespace jaxcc::detail {
 

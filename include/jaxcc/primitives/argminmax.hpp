@@ -16,11 +16,11 @@
 #include <string_view>
 #include <utility>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/strided.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/integer_valued.hpp"
-#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 
 namespace jaxcc::detail {

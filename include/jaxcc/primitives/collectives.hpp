@@ -23,6 +23,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/creation.hpp"
+#include "jaxcc/devices/spmd.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/primitives/bind.hpp"
@@ -35,7 +36,6 @@
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/squeeze.hpp"
-#include "jaxcc/devices/spmd.hpp"
 
 namespace jaxcc::detail {
 

@@ -18,14 +18,14 @@
 #include <type_traits>
 #include <utility>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/strided.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/associative_scan.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
-#include "jaxcc/fusion/elementwise.hpp"
 
 namespace jaxcc::detail {
 

@@ -20,8 +20,8 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/error.hpp"
-#include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/fusion/elementwise.hpp"
+#include "jaxcc/primitives/bind.hpp"
 
 namespace jaxcc::detail {
 

@@ -38,12 +38,12 @@
 #include <immintrin.h>
 #endif
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/strided.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
-#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
 namespace jaxcc::detail {

@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/bits/integer_valued.hpp"

@@ -16,8 +16,8 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
-#include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
+#include "jaxcc/primitives/broadcast_in_dim.hpp"
 
 namespace jaxcc::primitives {
 

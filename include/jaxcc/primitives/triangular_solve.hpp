@@ -25,8 +25,8 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
-#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 
 namespace jaxcc::primitives {
 

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "jaxcc/runtime/runtime_instances.hpp"
 #include "jaxcc/fusion/evaluate.hpp"
 #include "jaxcc/fusion/program.hpp"
 #include "jaxcc/graph/primitive_of.hpp"
@@ -37,7 +36,6 @@
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/scatter.hpp"
 #include "jaxcc/primitives/searchsorted.hpp"
-#include "jaxcc/sharding/sharding_constraint.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/sort.hpp"
 #include "jaxcc/primitives/squeeze.hpp"
@@ -45,6 +43,8 @@
 #include "jaxcc/primitives/svd.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 #include "jaxcc/primitives/triangular_solve.hpp"
+#include "jaxcc/runtime/runtime_instances.hpp"
+#include "jaxcc/sharding/sharding_constraint.hpp"
 
 namespace jaxcc {
 #define JAXCC_EXTERN_INSTANCE(...) extern template class graph::PrimitiveOf<__VA_ARGS__>;

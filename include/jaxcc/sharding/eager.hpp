@@ -15,11 +15,11 @@
 #include <span>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/devices/bits/device_threads.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
-#include "jaxcc/devices/bits/device_threads.hpp"
 #include "jaxcc/sharding/bits/spmd_ops.hpp"
 #include "jaxcc/sharding/partition.hpp"
 

@@ -22,17 +22,17 @@
 #include <vector>
 
 #include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/devices/spmd.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/primitives/collectives.hpp"
-#include "jaxcc/sharding/mesh_context.hpp"
 #include "jaxcc/sharding/bits/spmd_ops.hpp"
+#include "jaxcc/sharding/mesh_context.hpp"
 #include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/sharded_array.hpp"
-#include "jaxcc/devices/spmd.hpp"
 
 namespace jaxcc::detail {
 

@@ -12,9 +12,9 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
-#include "jaxcc/sharding/partition.hpp"
 #include "jaxcc/sharding/device_put.hpp"
 #include "jaxcc/sharding/eager.hpp"
+#include "jaxcc/sharding/partition.hpp"
 
 namespace jaxcc::primitives {
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "jaxcc/testing/check_result.hpp"
-#include "jaxcc/transforms/jvp.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
+#include "jaxcc/transforms/jvp.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 
 namespace jaxcc::testing {

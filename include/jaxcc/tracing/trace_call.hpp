@@ -13,12 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"
-#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/reshape.hpp"

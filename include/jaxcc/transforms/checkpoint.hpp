@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "jaxcc/graph/program.hpp"
-#include "jaxcc/transforms/closed_call.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
+#include "jaxcc/transforms/closed_call.hpp"
 
 namespace jaxcc {
 

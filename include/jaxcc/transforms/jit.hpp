@@ -33,15 +33,15 @@
 #include <vector>
 
 #include "jaxcc/core/runtime_compiled.hpp"
-#include "jaxcc/kernels/scratch_vector.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/program.hpp"
+#include "jaxcc/kernels/scratch_vector.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
-#include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/eager.hpp"
+#include "jaxcc/sharding/named_sharding.hpp"
 #include "jaxcc/sharding/partition.hpp"
-#include "jaxcc/transforms/closed_call.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
+#include "jaxcc/transforms/closed_call.hpp"
 #include "jaxcc/transforms/options.hpp"
 #include "jaxcc/tree/flatten.hpp"
 #include "jaxcc/tree/paths.hpp"

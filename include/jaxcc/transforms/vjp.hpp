@@ -20,8 +20,8 @@
 #include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/numpy/creation.hpp"
-#include "jaxcc/transforms/options.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
+#include "jaxcc/transforms/options.hpp"
 
 namespace jaxcc {
 

@@ -22,16 +22,16 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/none.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
-#include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
-#include "jaxcc/transforms/options.hpp"
+#include "jaxcc/primitives/bits/install_value_ops.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
+#include "jaxcc/transforms/options.hpp"
 #include "jaxcc/tree/map.hpp"
 
 namespace jaxcc {

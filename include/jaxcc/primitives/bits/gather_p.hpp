@@ -26,8 +26,8 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/graph/jaxpr.hpp"  // python_float_repr, for fill values
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"

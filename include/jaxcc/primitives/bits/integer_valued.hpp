@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "jaxcc/core/array.hpp"
-#include "jaxcc/graph/primitive_of.hpp"
 #include "jaxcc/fusion/elementwise.hpp"  // fusion::Zero
+#include "jaxcc/graph/primitive_of.hpp"
 
 namespace jaxcc::detail {
 

@@ -19,9 +19,9 @@
 
 #include <Eigen/Core>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/creation.hpp"
+#include "jaxcc/core/strided.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"

@@ -29,12 +29,12 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/strided.hpp"
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/core/strided.hpp"
+#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
-#include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/bits/gather_p.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/slice.hpp"
