@@ -88,6 +88,8 @@ template <ArrayLike A> auto cos(A const& a) { return detail::float_unary<primiti
 template <ArrayLike A> auto tan(A const& a) { return detail::float_unary<primitives::tan_p>(a); }
 template <ArrayLike A> auto tanh(A const& a) { return detail::float_unary<primitives::tanh_p>(a); }
 template <ArrayLike A> auto arctan(A const& a) { return detail::float_unary<primitives::atan_p>(a); }
+/// The real cube root: cbrt(-8) = -2 (power(x, 1/3) is nan there).
+template <ArrayLike A> auto cbrt(A const& a) { return detail::float_unary<primitives::cbrt_p>(a); }
 
 /// floor, ceil and round keep integer inputs as they are (they are already whole).
 template <ArrayLike A>
@@ -261,6 +263,12 @@ auto polygamma(M m, A const& x) {
   using T = float_t<value_type_t<A>>;
   return fusion::make_expr<primitives::polygamma_p>(fusion::ScalarLeaf<T>{static_cast<T>(m)},
                                                     detail::array_operand<T>(x));
+}
+/// lax.cbrt takes floats only, as in JAX; jnp::cbrt converts integers first.
+template <ArrayLike A>
+  requires FloatElement<value_type_t<A>>
+auto cbrt(A const& a) {
+  return fusion::make_expr<primitives::cbrt_p>(a);
 }
 template <ArrayLike A>
   requires FloatElement<value_type_t<A>>
