@@ -602,7 +602,9 @@ TEST_CASE("cbrt of integers is float, as jnp.cbrt's; lax::cbrt takes floats only
   auto const got = Array<float>(jnp::cbrt(i32)).to_vector();
   std::vector<float> const want{-2, -1, 0, 1, 3, 10, -7};
   for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == Catch::Approx(want[i]).epsilon(1e-6));
-  CHECK(Array<double>(jnp::cbrt(i64)).to_vector() == std::vector<double>{std::cbrt(-8.0), std::cbrt(27.0)});
+  // Not == std::cbrt(27.0): g++ folds that constant correctly rounded (3),
+  // where the C library's cbrt, which the scalar kernel calls, gives 3 + 1 ulp.
+  CHECK(cbrt_mismatch<double>(Array<double>(jnp::cbrt(i64)).to_vector(), {-8.0, 27.0}) == "");
   // bfloat16: computed in float32, rounded once.
   CHECK(static_cast<float>(Array<jaxcc::bfloat16>(jnp::cbrt(jnp::array<jaxcc::bfloat16>({jaxcc::bfloat16(-8.f)}))).item()) == -2.f);
 }
