@@ -3,8 +3,9 @@
 // Eigen array expression and a naive op-by-op jaxcc version that
 // materializes every intermediate, eagerly and under jit;
 // and sum(y) and its row sums the same ways, which jit folds into the run
-// that computes y; and y over 2^14 floats, in cache, fused beside the
-// hand-written loop on one thread.
+// that computes y; y over 2^14 floats, in cache, fused beside the
+// hand-written loop on one thread; and jnp::cbrt over 2^20 floats beside
+// loops of xsimd::cbrt and of std::cbrt (docs/adding_a_primitive.md).
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
@@ -12,6 +13,9 @@
 #include <omp.h>
 #include <xsimd/xsimd.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <new>
 #include <vector>
 
 #include <jaxcc/jaxcc.hpp>
@@ -227,6 +231,63 @@ void BM_row_sums_handwritten_xsimd(benchmark::State& state) {
   set_bytes(state, 1);
 }
 
+// cbrt over 2^20 floats (4 MiB in and out): jaxcc's op, split over threads
+// as every dense region is, beside the same split of a loop of xsimd::cbrt
+// (the op's SIMD kernel, so the ratio is what the region's loop costs) and
+// of std::cbrt (what one writes without SIMD).
+constexpr std::int64_t cbrt_n = std::int64_t{1} << 20;
+
+jaxcc::Array<float> const& cbrt_input() {
+  static auto const x = jnp::linspace<float>(-1000.0, 1000.0, cbrt_n);
+  return x;
+}
+
+void set_cbrt_bytes(benchmark::State& state) {
+  state.SetBytesProcessed(state.iterations() * cbrt_n * 2 * static_cast<std::int64_t>(sizeof(float)));
+}
+
+void BM_cbrt_jaxcc(benchmark::State& state) {
+  auto const& x = cbrt_input();
+  for (auto _ : state) {
+    jaxcc::Array<float> y = jnp::cbrt(x);
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_cbrt_bytes(state);
+}
+
+[[gnu::flatten]] void cbrt_rows(float const* in, float* out, std::int64_t lo, std::int64_t hi) {
+  using batch = xsimd::batch<float>;
+  for (std::int64_t i = lo; i < hi; i += batch::size) xsimd::cbrt(batch::load_aligned(in + i)).store_aligned(out + i);
+}
+
+void BM_cbrt_handwritten_xsimd(benchmark::State& state) {
+  constexpr std::int64_t width = xsimd::batch<float>::size;
+  float const* in = cbrt_input().data();
+  auto* out = static_cast<float*>(::operator new(cbrt_n * sizeof(float), std::align_val_t{64}));
+  for (auto _ : state) {
+#pragma omp parallel
+    {
+      std::int64_t const threads = omp_get_num_threads(), t = omp_get_thread_num();
+      std::int64_t const batches = cbrt_n / width;
+      cbrt_rows(in, out, batches * t / threads * width, batches * (t + 1) / threads * width);
+    }
+    benchmark::DoNotOptimize(out);
+  }
+  ::operator delete(out, std::align_val_t{64});
+  set_cbrt_bytes(state);
+}
+
+void BM_cbrt_std_loop(benchmark::State& state) {
+  float const* in = cbrt_input().data();
+  std::vector<float> out(static_cast<std::size_t>(cbrt_n));
+  for (auto _ : state) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < cbrt_n; ++i) out[static_cast<std::size_t>(i)] = std::cbrt(in[i]);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_cbrt_bytes(state);
+}
+
 }  // namespace
 
 BENCHMARK(BM_fused_jaxcc)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -243,4 +304,7 @@ BENCHMARK(BM_sum_op_by_op_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_row_sums_handwritten_xsimd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_row_sums_op_by_op)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_row_sums_op_by_op_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_cbrt_jaxcc)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_cbrt_handwritten_xsimd)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_cbrt_std_loop)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_MAIN();

@@ -15,6 +15,7 @@
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
+#include <jaxcc/testing/check.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
 #include "elementwise_nn_golden.hpp"
@@ -535,6 +536,133 @@ TEST_CASE("the new elementwise functions promote as JAX's and take integers", "[
   CHECK(Array<bool>(jnp::isinf(i32)).to_vector() == std::vector<bool>{false, false, false});
   CHECK(Array<bool>(jnp::isfinite(i32)).to_vector() == std::vector<bool>{true, true, true});
   CHECK(jnp::nan_to_num(i32).to_vector() == i32.to_vector());
+}
+
+
+namespace {
+
+/// Whether jaxcc::lax::cbrt takes an X (lax.cbrt raises for integers).
+template <class X>
+constexpr bool lax_cbrt_takes = requires(X const& x) { jaxcc::lax::cbrt(x); };
+
+/// "" when every got[i] is std::cbrt(in[i]) (computed here) within 4 ulp,
+/// zeros and infinities with their sign and nan as nan; else the first that is not.
+template <class T>
+std::string cbrt_mismatch(std::vector<T> const& got, std::vector<T> const& in) {
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    T const want = std::cbrt(in[i]);
+    bool const ok = std::isnan(want) ? std::isnan(got[i])
+                    : (want == 0 || std::isinf(want))
+                        ? got[i] == want && std::signbit(got[i]) == std::signbit(want)
+                        : std::abs(got[i] - want) <= 4 * std::numeric_limits<T>::epsilon() * std::abs(want);
+    if (!ok) {
+      std::ostringstream os;
+      os.precision(17);
+      os << "element " << i << ", cbrt(" << in[i] << "): " << got[i] << " vs std::cbrt's " << want;
+      return os.str();
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("cbrt is the real cube root: std::cbrt's values, negatives, zeros, infinities, nan, subnormals",
+                   "[elementwise][cbrt]", float, double) {
+  using T = TestType;
+  using limits = std::numeric_limits<T>;
+  // The edge values first, so that they fall in the SIMD body at every
+  // width (the scalar tail is std::cbrt itself); then a sweep of magnitudes.
+  std::vector<T> values{T(-8), T(27), T(0), -T(0), limits::infinity(), -limits::infinity(), limits::quiet_NaN(),
+                        limits::denorm_min(), -limits::denorm_min(), T(3) * limits::denorm_min(), limits::min() / T(7),
+                        -limits::min() / T(1000), limits::min(), limits::max(), limits::lowest(), T(1e-30), T(-0.125)};
+  for (T v : sample<T>(37)) values.push_back(v * T(10));
+  for (int e = -40; e <= 40; e += 3) values.push_back(std::pow(T(10), T(e)) * (e % 2 ? T(-1.7) : T(2.3)));
+  auto const n = static_cast<std::int64_t>(values.size());
+  auto const x = jnp::array(values, Shape{n});
+  CHECK(cbrt_mismatch<T>(Array<T>(jnp::cbrt(x)).to_vector(), values) == "");
+  CHECK(cbrt_mismatch<T>(Array<T>(jaxcc::lax::cbrt(x)).to_vector(), values) == "");
+  // Under jit the row kernels run tile by tile; the same values.
+  CHECK(cbrt_mismatch<T>(jaxcc::jit([](Array<T> const& v) { return Array<T>(jnp::cbrt(v)); })(x).to_vector(), values) == "");
+  // A negative number has a real cube root (power(x, 1/3) is nan there); a 0-d array is one.
+  Array<T> const minus_two = jnp::cbrt(jnp::array(T(-8)));
+  CHECK(minus_two.shape() == Shape{});
+  CHECK(minus_two.item() == T(-2));
+  CHECK(std::isnan(Array<T>(jnp::power(jnp::array(T(-8)), T(1) / T(3))).item()));
+}
+
+TEST_CASE("cbrt of integers is float, as jnp.cbrt's; lax::cbrt takes floats only", "[elementwise][cbrt][dtype]") {
+  auto const i32 = jnp::array<std::int32_t>({-8, -1, 0, 1, 27, 1000, -343});
+  auto const i64 = jnp::array<std::int64_t>({-8, 27});
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::cbrt(i32))>, float>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::cbrt(i64))>, double>);
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(jnp::cbrt(jnp::ones<jaxcc::bfloat16>({2})))>, jaxcc::bfloat16>);
+  STATIC_REQUIRE(lax_cbrt_takes<Array<float>>);
+  STATIC_REQUIRE_FALSE(lax_cbrt_takes<Array<std::int32_t>>);
+  auto const got = Array<float>(jnp::cbrt(i32)).to_vector();
+  std::vector<float> const want{-2, -1, 0, 1, 3, 10, -7};
+  for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == Catch::Approx(want[i]).epsilon(1e-6));
+  // Not == std::cbrt(27.0): g++ folds that constant correctly rounded (3),
+  // where the C library's cbrt, which the scalar kernel calls, gives 3 + 1 ulp.
+  CHECK(cbrt_mismatch<double>(Array<double>(jnp::cbrt(i64)).to_vector(), {-8.0, 27.0}) == "");
+  // bfloat16: computed in float32, rounded once.
+  CHECK(static_cast<float>(Array<jaxcc::bfloat16>(jnp::cbrt(jnp::array<jaxcc::bfloat16>({jaxcc::bfloat16(-8.f)}))).item()) == -2.f);
+}
+
+TEST_CASE("cbrt's derivative is JAX's 1 / (3 cbrt(x)^2): check_grads, vmap, jit, make_jaxpr, edges",
+          "[elementwise][cbrt][grad]") {
+  using jaxcc::testing::check_grads;
+  auto const f = [](Array<double> const& v) { return Array<double>(jnp::cbrt(v)); };
+  auto const x = jnp::array<double>({-27.0, -2.0, -0.3, 0.5, 1.0, 8.0, 40.0});
+  // Against finite differences, forward and reverse, to second order.
+  CHECK_NOTHROW(check_grads(f, std::tuple{x}, 2));
+  // Against the closed form, written here; at 0 the slope is +inf, as JAX's.
+  auto const slope = jaxcc::grad([](Array<double> const& v) { return jnp::sum(jnp::cbrt(v)); });
+  auto const xs = x.to_vector();
+  auto const g = slope(x).to_vector();
+  for (std::size_t i = 0; i < xs.size(); ++i) CHECK(g[i] == Catch::Approx(1 / (3 * std::cbrt(xs[i]) * std::cbrt(xs[i]))).epsilon(1e-14));
+  auto const at_zero = slope(jnp::array(0.0)).item();
+  CHECK((std::isinf(at_zero) && at_zero > 0));
+  auto const slope32 = jaxcc::grad([](Array<float> const& v) { return jnp::sum(jnp::cbrt(v)); });
+  CHECK(slope32(jnp::array(-8.f)).item() == Catch::Approx(1.f / 12.f).epsilon(1e-6));
+
+  // Batching: vmap of f, of its JVP and of its VJP against loops, along either axis.
+  Array<double> const xb = jaxcc_test::smooth({3, 5}) * 4.0 + 0.1;
+  CHECK_NOTHROW(jaxcc::testing::check_batching_rule(f, jaxcc::in_axes(0), xb));
+  CHECK_NOTHROW(jaxcc::testing::check_batching_rule(f, jaxcc::in_axes(1), xb));
+  // jit against eager, of f and of its gradient; the jaxpr names the primitive as JAX does.
+  CHECK_NOTHROW(jaxcc::testing::check_jit(f, xb));
+  CHECK_NOTHROW(jaxcc::testing::check_jit(slope, xb));
+  CHECK(jaxcc_test::jaxpr_of([](Array<float> const& v) { return Array<float>(jnp::cbrt(v)); }, jnp::ones<float>({3})) ==
+        "{ lambda ; a:f32[3]. let b:f32[3] = cbrt a in (b,) }");
+  // 0-d and empty inputs, of f, of its gradient and of integers promoted.
+  CHECK_NOTHROW(jaxcc::testing::check_edges(f, jaxcc::testing::rand_normal<double>({3, 4})));
+  CHECK_NOTHROW(jaxcc::testing::check_edges(slope, jaxcc::testing::rand_normal<double>({3, 4}, 1)));
+  CHECK_NOTHROW(jaxcc::testing::check_edges([](Array<std::int32_t> const& v) { return Array<float>(jnp::cbrt(v)); },
+                                            jaxcc::testing::rand_like(jnp::zeros<std::int32_t>({2, 3}))));
+}
+
+TEST_CASE("cbrt on a sharded array: eager, jit and grad stay split and gather nothing", "[elementwise][cbrt][partition]") {
+  using jaxcc::NamedSharding;
+  using jaxcc::P;
+  using jaxcc::testing::AllClose;
+  auto const mesh = jaxcc_test::mesh_of({4}, {"x"});
+  Array<double> const x = jaxcc_test::smooth({8, 6}) * 5.0;
+  auto const rows = NamedSharding(mesh, P("x"));
+  auto const split = jaxcc::device_put(x, rows);
+  auto const f = [](Array<double> const& v) { return Array<double>(jnp::cbrt(v)); };
+  auto const slope = jaxcc::grad([](Array<double> const& v) { return jnp::sum(jnp::cbrt(v)); });
+  jaxcc::debug::GatherLog log;
+  auto const eager = f(split);
+  CHECK(eager.sharding() == rows);
+  REQUIRE_THAT(eager, AllClose(f(x), 1e-15, 0));
+  auto const jitted = jaxcc::jit(f)(split);
+  CHECK(jitted.sharding() == rows);
+  REQUIRE_THAT(jitted, AllClose(f(x), 1e-15, 0));
+  auto const grads = jaxcc::jit(slope)(split);
+  CHECK(grads.sharding() == rows);
+  REQUIRE_THAT(grads, AllClose(slope(x), 1e-15, 0));
+  CHECK(log.primitives() == std::vector<std::string>{});
 }
 
 }  // namespace test_elementwise

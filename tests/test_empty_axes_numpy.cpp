@@ -92,6 +92,7 @@ Calls const& calls() {
       {"jnp.tan(x)", [](X const& x) { return results(jnp::tan(x)); }},
       {"jnp.tanh(x)", [](X const& x) { return results(jnp::tanh(x)); }},
       {"jnp.arctan(x)", [](X const& x) { return results(jnp::arctan(x)); }},
+      {"jnp.cbrt(x)", [](X const& x) { return results(jnp::cbrt(x)); }},
       {"jnp.floor(x)", [](X const& x) { return results(jnp::floor(x)); }},
       {"jnp.ceil(x)", [](X const& x) { return results(jnp::ceil(x)); }},
       {"jnp.round(x)", [](X const& x) { return results(jnp::round(x)); }},

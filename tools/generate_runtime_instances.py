@@ -100,7 +100,7 @@ primitive("random", "random_permutation_p", "Array<std::uint32_t>")
 # --- elementwise ops as one-op regions ------------------------------------------
 for t in FLOATS:
     for op in ["sin_p", "cos_p", "tan_p", "tanh_p", "exp_p", "expm1_p", "log_p", "log1p_p", "sqrt_p", "logistic_p",
-               "atan_p", "floor_p", "round_p", "erf_p", "erfc_p", "erf_inv_p", "is_finite_p", "lgamma_p",
+               "atan_p", "cbrt_p", "floor_p", "round_p", "erf_p", "erfc_p", "erf_inv_p", "is_finite_p", "lgamma_p",
                "digamma_p"]:
         region("unary", op, ("A", t))
     region("unary", "polygamma_p", ("S", t), ("A", t))

@@ -60,6 +60,7 @@ CALLS = {
     "jnp.tan(x)": (lambda x: jnp.tan(x), ALL),
     "jnp.tanh(x)": (lambda x: jnp.tanh(x), ALL),
     "jnp.arctan(x)": (lambda x: jnp.arctan(x), ALL),
+    "jnp.cbrt(x)": (lambda x: jnp.cbrt(x), ALL),
     "jnp.floor(x)": (lambda x: jnp.floor(x), ALL),
     "jnp.ceil(x)": (lambda x: jnp.ceil(x), ALL),
     "jnp.round(x)": (lambda x: jnp.round(x), ALL),

@@ -11,7 +11,7 @@ namespace jnp = jaxcc::numpy;
 template <class T>
 jaxcc::Array<T> every_float_op(jaxcc::Array<T> const& x) {
   return jnp::log(x) + jnp::power(x, x) + jnp::log1p(x) + jnp::exp(x) + jnp::sin(x) + jnp::cos(x) + jnp::tanh(x) +
-         jnp::sqrt(x) + jnp::arctan2(x, x) + jnp::logaddexp(x, x);
+         jnp::sqrt(x) + jnp::cbrt(x) + jnp::arctan2(x, x) + jnp::logaddexp(x, x);
 }
 
 template jaxcc::Array<float> every_float_op<float>(jaxcc::Array<float> const&);

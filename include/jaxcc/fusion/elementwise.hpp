@@ -38,11 +38,12 @@ inline constexpr bool is_unsigned = is_int<T> && std::is_unsigned_v<T>;
 // scalar kernels there; SSE2 has no unsigned compare.
 template <class L>
 inline constexpr bool ordered_simd = !std::same_as<L, bool> && !is_unsigned<L>;
-// Whether xsimd's log (and pow, which calls it) compile here. Without
-// optimization GCC defines some AVX-512BW intrinsics as macros that cast
-// their arguments C-style, and xsimd 8 passes its batch objects to them in
-// the integer select its log uses: a debug build for an AVX-512 machine
-// would not compile. There log and pow take their scalar loops.
+// Whether xsimd's log (and pow, which calls it, and cbrt, whose frexp
+// makes the same select) compile here. Without optimization GCC defines
+// some AVX-512BW intrinsics as macros that cast their arguments C-style,
+// and xsimd 8 passes its batch objects to them in the integer select its
+// log uses: a debug build for an AVX-512 machine would not compile. There
+// log, pow and cbrt take their scalar loops.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__) && defined(__AVX512BW__) && XSIMD_VERSION_MAJOR < 9
 inline constexpr bool xsimd_log_compiles = false;
 #else
@@ -423,6 +424,23 @@ B simd_tanh(B const& a) {
   return on_exp_domain(a, [](B const& x) { return xsimd::tanh(x); });
 }
 
+/// xsimd's cbrt, right for float64 subnormals too. Its own rescaling of a
+/// subnormal (xsimd 8.1 and 14.3) multiplies by 2^52 and divides the root
+/// by the cube root of 2^53, 21% low (cbrt(5e-324) gives 1.35e-108, not
+/// 1.70e-108); scaled here by 2^54 = (2^18)^3 first, the argument is
+/// normal, and the root is scaled back exactly. float32's is right.
+template <class B>
+B simd_cbrt(B const& a) {
+  using T = typename B::value_type;
+  if constexpr (std::same_as<T, double>) {
+    auto const subnormal = xsimd::abs(a) < B(std::numeric_limits<double>::min());
+    auto const root = xsimd::cbrt(xsimd::select(subnormal, a * B(0x1p54), a));
+    return xsimd::select(subnormal, root * B(0x1p-18), root);
+  } else {
+    return xsimd::cbrt(a);
+  }
+}
+
 }  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
@@ -434,8 +452,15 @@ struct tanh_p;
 struct exp_p;
 struct expm1_p;
 struct sqrt_p;
+struct cbrt_p;
 JAXCC_FLOAT_UNARY_OP(sqrt_p, "sqrt", std::sqrt, xsimd::sqrt, false,
                      return fusion::t_div(da, ex<mul_p>(ScalarLeaf<value_of<A>>{2}, ex<sqrt_p>(a)));)
+// The real cube root (cbrt(-8) = -2); JAX's rule: g * (1/3) * cbrt(a)^-2,
+// its integer_pow(ans, -2) being 1 / (ans * ans).
+JAXCC_FLOAT_UNARY_OP_IF(cbrt_p, "cbrt", std::cbrt, detail::simd_cbrt, detail::xsimd_log_compiles, true,
+                        using T = value_of<A>;
+                        return fusion::t_scale(da, ex<mul_p>(ScalarLeaf<T>{T(1.0 / 3.0)},
+                                                             ex<div_p>(one, ex<square_p>(ex<cbrt_p>(a)))));)
 JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, detail::simd_exp, true, return fusion::t_scale(da, ex<exp_p>(a));)
 JAXCC_FLOAT_UNARY_OP_IF(log_p, "log", std::log, xsimd::log, detail::xsimd_log_compiles, true, return fusion::t_div(da, a);)
 JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, xsimd::log1p, true, return fusion::t_div(da, ex<add_p>(one, a));)

@@ -60,6 +60,12 @@ auto polygamma(M m, A const& x) {
   return fusion::make_expr<primitives::polygamma_p>(fusion::ScalarLeaf<T>{static_cast<T>(m)},
                                                     detail::array_operand<T>(x));
 }
+/// lax.cbrt takes floats only, as in JAX; jnp::cbrt converts integers first.
+template <ArrayLike A>
+  requires FloatElement<value_type_t<A>>
+auto cbrt(A const& a) {
+  return fusion::make_expr<primitives::cbrt_p>(a);
+}
 template <ArrayLike A>
   requires FloatElement<value_type_t<A>>
 auto is_finite(A const& a) {

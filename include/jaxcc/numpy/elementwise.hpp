@@ -75,6 +75,8 @@ template <ArrayLike A> auto cos(A const& a) { return detail::float_unary<primiti
 template <ArrayLike A> auto tan(A const& a) { return detail::float_unary<primitives::tan_p>(a); }
 template <ArrayLike A> auto tanh(A const& a) { return detail::float_unary<primitives::tanh_p>(a); }
 template <ArrayLike A> auto arctan(A const& a) { return detail::float_unary<primitives::atan_p>(a); }
+/// The real cube root: cbrt(-8) = -2 (power(x, 1/3) is nan there).
+template <ArrayLike A> auto cbrt(A const& a) { return detail::float_unary<primitives::cbrt_p>(a); }
 
 /// floor, ceil and round keep integer inputs as they are (they are already whole).
 template <ArrayLike A>

@@ -775,6 +775,7 @@
   X(fusion::Expr<primitives::sqrt_p, Array<float>>) \
   X(fusion::Expr<primitives::logistic_p, Array<float>>) \
   X(fusion::Expr<primitives::atan_p, Array<float>>) \
+  X(fusion::Expr<primitives::cbrt_p, Array<float>>) \
   X(fusion::Expr<primitives::floor_p, Array<float>>) \
   X(fusion::Expr<primitives::round_p, Array<float>>) \
   X(fusion::Expr<primitives::erf_p, Array<float>>) \
@@ -795,6 +796,7 @@
   X(fusion::Expr<primitives::sqrt_p, Array<double>>) \
   X(fusion::Expr<primitives::logistic_p, Array<double>>) \
   X(fusion::Expr<primitives::atan_p, Array<double>>) \
+  X(fusion::Expr<primitives::cbrt_p, Array<double>>) \
   X(fusion::Expr<primitives::floor_p, Array<double>>) \
   X(fusion::Expr<primitives::round_p, Array<double>>) \
   X(fusion::Expr<primitives::erf_p, Array<double>>) \
@@ -871,6 +873,7 @@
   X(primitives::sqrt_p, float) \
   X(primitives::logistic_p, float) \
   X(primitives::atan_p, float) \
+  X(primitives::cbrt_p, float) \
   X(primitives::floor_p, float) \
   X(primitives::round_p, float) \
   X(primitives::erf_p, float) \
@@ -891,6 +894,7 @@
   X(primitives::sqrt_p, double) \
   X(primitives::logistic_p, double) \
   X(primitives::atan_p, double) \
+  X(primitives::cbrt_p, double) \
   X(primitives::floor_p, double) \
   X(primitives::round_p, double) \
   X(primitives::erf_p, double) \
