@@ -180,7 +180,7 @@ JAXCC_RUNTIME_INLINE auto MicrobatchedPlanT<V>::slicing_of(Program const& progra
     for (auto const& o : eq.outputs) total += bytes_of(*o);
   if (sizes.min_program_bytes < 0 || total < sizes.min_program_bytes) return std::nullopt;
   // Only a large intermediate value that a fused loop does not produce
-  // gains: fused loops already run tile by tile (graph/plan.hpp), and in
+  // gains: fused loops already run tile by tile (graph/fused_run.hpp), and in
   // slices a loop writes without streaming stores; an output is written to
   // memory anyway.
   auto const is_output = [&](Var const& v) {
