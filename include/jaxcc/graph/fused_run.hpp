@@ -234,6 +234,32 @@ class FusedRunT {
     bool repeat;
   };
 
+  /// Where a call writes output k: into[k] where given, a donated input's
+  /// buffer where it may take it, else a fresh array. Each is appended to
+  /// `out`, its data to `out_data`.
+  void place_outputs(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
+                     std::span<AnyArray const* const> into, SmallVector<void*, 8>& out_data) const;
+
+  /// A call's values as the tile loop reads them. Each value's row at
+  /// element 0 and its step (elements, for the kernels; 0: one value); the
+  /// values that move in memory from tile to tile, with their bytes per
+  /// element: inputs read as rows (the first `read_rows`, which are
+  /// prefetched), then outputs; the inputs read periodically; and the
+  /// outputs written with streaming stores. Scratch values are per thread:
+  /// set in each chunk.
+  struct CallValues {
+    SmallVector<void const*, 32> base;
+    SmallVector<std::int64_t, 32> steps;
+    SmallVector<Moving, 16> moving;
+    std::size_t read_rows = 0;
+    SmallVector<Periodic, 8> periodic;
+    SmallVector<std::uint32_t, 8> streamed;
+  };
+  /// The values of a call with these inputs and outputs; `dense` keeps the
+  /// dense copies of strided inputs.
+  CallValues call_values(std::span<AnyArray const> inputs, SmallVector<void*, 8> const& out_data,
+                         std::vector<AnyArray>& dense) const;
+
   /// Values are numbered inputs, then outputs, then scratch slots.
   std::uint32_t value_of(Ref r) const {
     switch (r.place) {
@@ -286,9 +312,9 @@ JAXCC_RUNTIME_INLINE FusedRunT<V>::FusedRunT(Shape shape, std::vector<Member> co
 }
 
 template <class V>
-JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
-                                            std::span<AnyArray const* const> into) const {
-  SmallVector<void*, 8> out_data;
+JAXCC_RUNTIME_INLINE void FusedRunT<V>::place_outputs(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
+                                                      std::span<AnyArray const* const> into,
+                                                      SmallVector<void*, 8>& out_data) const {
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
     if (k < into.size() && into[k]) {
       out.push_back(*into[k]);
@@ -305,10 +331,15 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, st
     out.push_back(std::move(array));
     out_data.push_back(data);
   }
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE auto FusedRunT<V>::call_values(std::span<AnyArray const> inputs,
+                                                    SmallVector<void*, 8> const& out_data,
+                                                    std::vector<AnyArray>& dense) const -> CallValues {
   // Each input is read as one value (one element, or every stride 0: a
   // broadcast scalar) or as a dense row, whole or periodically; a strided
   // view is copied dense.
-  std::vector<AnyArray> dense;
   SmallVector<void const*, 16> in_data;
   SmallVector<std::uint8_t, 16> in_dense;
   for (auto const& in : inputs) {
@@ -318,37 +349,42 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, st
     in_data.push_back(data_of(scalar || contiguous(in) ? in : dense.back()));
     in_dense.push_back(!scalar || shape_.numel() == 1);
   }
-  // Each value's row at element 0 and its step (elements, for the kernels;
-  // 0: one value), and the values that move in memory from tile to tile
-  // (inputs read as rows, outputs), with their bytes per element. Scratch
-  // values are per thread: set in each chunk.
   auto const n_in = inputs_.size(), n_out = outputs_.size(), n_values = n_in + n_out + scratch_slots_;
-  SmallVector<void const*, 32> base(n_values, nullptr);
-  SmallVector<std::int64_t, 32> steps(n_values, 1);
-  SmallVector<Moving, 16> moving;
-  SmallVector<Periodic, 8> periodic;
+  CallValues call;
+  call.base.assign(n_values, nullptr);
+  call.steps.assign(n_values, 1);
   for (std::size_t i = 0; i < n_in; ++i) {
-    base[i] = in_data[i];
+    call.base[i] = in_data[i];
     auto const bytes = static_cast<std::int64_t>(item_size(inputs_[i].dtype));
     auto const& read = inputs_[i].read;
-    if (!in_dense[i]) steps[i] = 0;
-    else if (read.form == RunInput::Form::whole) moving.push_back({static_cast<std::uint32_t>(i), bytes});
+    if (!in_dense[i]) call.steps[i] = 0;
+    else if (read.form == RunInput::Form::whole) call.moving.push_back({static_cast<std::uint32_t>(i), bytes});
     else if (read.form != RunInput::Form::one) {
       bool const repeat = read.form == RunInput::Form::repeat;
-      steps[i] = repeat ? 1 : 0;
-      periodic.push_back({static_cast<std::uint32_t>(i), bytes, read.unit, repeat});
+      call.steps[i] = repeat ? 1 : 0;
+      call.periodic.push_back({static_cast<std::uint32_t>(i), bytes, read.unit, repeat});
     }
   }
   // Inputs read from memory are fetched ahead (RowPrefetch); large outputs
   // are written through a scratch slot with streaming stores.
-  auto const read_rows = moving.size();
-  SmallVector<std::uint32_t, 8> streamed;
+  call.read_rows = call.moving.size();
   for (std::size_t k = 0; k < n_out; ++k) {
-    base[n_in + k] = out_data[k];
+    call.base[n_in + k] = out_data[k];
     auto const bytes = static_cast<std::int64_t>(item_size(outputs_[k]));
-    if (bytes * shape_.numel() >= streaming_bytes) streamed.push_back(static_cast<std::uint32_t>(k));
-    else moving.push_back({static_cast<std::uint32_t>(n_in + k), bytes});
+    if (bytes * shape_.numel() >= streaming_bytes) call.streamed.push_back(static_cast<std::uint32_t>(k));
+    else call.moving.push_back({static_cast<std::uint32_t>(n_in + k), bytes});
   }
+  return call;
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out,
+                                            std::span<AnyArray const* const> into) const {
+  SmallVector<void*, 8> out_data;
+  place_outputs(inputs, out, into, out_data);
+  std::vector<AnyArray> dense;
+  auto const call = call_values(inputs, out_data, dense);
+  auto const n_in = inputs_.size(), n_out = outputs_.size();
   auto const n = shape_.numel();
   // A fold over every axis: its partial results, one per chunk. Over the
   // last axes (several results): each chunk starts a segment, and each
@@ -369,38 +405,39 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, st
     // lines costs two).
     thread_local std::unique_ptr<Buffer> scratch;
     // Slots: the scratch values', then one per streamed output.
-    auto const n_slots = scratch_slots_ + streamed.size();
+    auto const n_slots = scratch_slots_ + call.streamed.size();
     auto const needed = sizeof(double) * static_cast<std::size_t>(scratch_offset + slot_stride * static_cast<std::int64_t>(n_slots));
     if (!scratch || scratch->bytes() < needed) scratch = std::make_unique<Buffer>(needed);
     auto* const slots = static_cast<double*>(scratch->data()) + scratch_offset;
-    auto ptrs = base;
+    auto ptrs = call.base;
     for (std::size_t k = 0; k < scratch_slots_; ++k) ptrs[n_in + n_out + k] = slots + static_cast<std::int64_t>(k) * slot_stride;
-    for (std::size_t k = 0; k < streamed.size(); ++k)
-      ptrs[n_in + streamed[k]] = slots + static_cast<std::int64_t>(scratch_slots_ + k) * slot_stride;
+    for (std::size_t k = 0; k < call.streamed.size(); ++k)
+      ptrs[n_in + call.streamed[k]] = slots + static_cast<std::int64_t>(scratch_slots_ + k) * slot_stride;
     std::span<void const* const> const values(ptrs.data(), ptrs.size());
-    std::span<std::int64_t const> const value_steps(steps.data(), steps.size());
-    RowPrefetch prefetch(std::span<Moving const>(moving.data(), read_rows), std::span<void const* const>(base.data(), base.size()),
+    std::span<std::int64_t const> const value_steps(call.steps.data(), call.steps.size());
+    RowPrefetch prefetch(std::span<Moving const>(call.moving.data(), call.read_rows),
+                         std::span<void const* const>(call.base.data(), call.base.size()),
                          kernels_.size());
     for (std::int64_t start = lo, count = 0; start < hi; start += count) {
       count = std::min<std::int64_t>(tile, hi - start);
-      for (auto const& p : periodic) count = std::min(count, (start / p.unit + 1) * p.unit - start);  // to the period's end
-      for (auto const& m : moving) ptrs[m.value] = static_cast<char const*>(base[m.value]) + m.bytes * start;
-      for (auto const& p : periodic)
-        ptrs[p.value] = static_cast<char const*>(base[p.value]) + p.bytes * (p.repeat ? start % p.unit : start / p.unit);
+      for (auto const& p : call.periodic) count = std::min(count, (start / p.unit + 1) * p.unit - start);  // to the period's end
+      for (auto const& m : call.moving) ptrs[m.value] = static_cast<char const*>(call.base[m.value]) + m.bytes * start;
+      for (auto const& p : call.periodic)
+        ptrs[p.value] = static_cast<char const*>(call.base[p.value]) + p.bytes * (p.repeat ? start % p.unit : start / p.unit);
       prefetch.start(start + prefetch_tiles * tile, std::min(start + (prefetch_tiles + 1) * tile, hi));
       for (std::size_t k = 0; k < kernels_.size(); ++k) {
         prefetch.issue();
         std::span<std::uint32_t const> const operands(operands_.data() + first_operand_[k], first_operand_[k + 1] - first_operand_[k]);
         kernels_[k].run(kernels_[k].context, values, value_steps, operands, const_cast<void*>(ptrs[results_[k]]), count);
       }
-      for (auto const k : streamed) {
+      for (auto const k : call.streamed) {
         auto const bytes = static_cast<std::int64_t>(item_size(outputs_[k]));
         stream_copy(static_cast<char*>(out_data[k]) + bytes * start, ptrs[n_in + k], static_cast<std::size_t>(bytes * count));
       }
       if (per_segment) fold_segments(*fold, ptrs[fold_operand_], start, count, segment_results);
       else if (fold) fold->fold(ptrs[fold_operand_], count);
     }
-    if (!streamed.empty()) stream_fence();
+    if (!call.streamed.empty()) stream_fence();
     if (fold && !per_segment) {
       // Read here, so that the fold's block goes back to the cache of the
       // thread that took it (and that thread takes it again next call).
