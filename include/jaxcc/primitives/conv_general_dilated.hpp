@@ -10,9 +10,6 @@
 // or feature dims as JAX's batching rule does.
 #pragma once
 
-#include <Eigen/Core>
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -421,7 +418,7 @@ template <Element T>
 Array<T> conv_general_dilated_p::impl(Params const& p, Shape out_shape, Array<T> const& lhs, Array<T> const& rhs) {
   auto allocated = detail::allocate<T>(std::move(out_shape));
   auto const& out = allocated.first;
-  T* const dst = allocated.second;  // a plain variable: OpenMP regions can't capture bindings
+  T* const dst = allocated.second;
   if (out.size() == 0) return out;
   auto const g = detail::conv_geometry(p, lhs, rhs, out.shape(), out.strides());
   if (g.in_features == 0 || g.window_size() == 0) {
@@ -430,86 +427,8 @@ Array<T> conv_general_dilated_p::impl(Params const& p, Shape out_shape, Array<T>
   }
   detail::ConvKernels<T> const kernels(g, rhs, p.dimension_numbers.rhs_spec, detail::conv_feature_block<T>(g));
   detail::ConvTarget<T> const target(g, dst);
-  auto const threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  T const* const src = lhs.data();
-
-  if (auto const shifts = detail::ConvByShifts<T>::planned(g, kernels)) {
-    auto const tasks = g.out_batch * g.groups;
-    auto const run = [&](std::int64_t t, std::vector<T>& z, std::vector<T>& scratch) {
-      auto result = target.result(t / g.groups, 1, t % g.groups, scratch);
-      shifts->rows(g, src, t / g.groups, t % g.groups, result, z);
-      target.write_rows(t / g.groups, 1, t % g.groups, scratch);
-    };
-    if (threads > 1 && tasks >= threads) {
-#pragma omp parallel
-      {
-        std::vector<T> z, scratch;
-#pragma omp for schedule(dynamic)
-        for (std::int64_t t = 0; t < tasks; ++t) run(t, z, scratch);
-      }
-    } else {
-      std::vector<T> z, scratch;
-      for (std::int64_t t = 0; t < tasks; ++t) run(t, z, scratch);
-    }
-    return out;
-  }
-
-  // Batch elements share a GEMM when each has few output positions: the
-  // kernels are then packed once for all of them.
-  auto const per_gemm = std::clamp<std::int64_t>(256 / g.out_size(), 1, g.out_batch);
-  auto const chunks = (g.out_batch + per_gemm - 1) / per_gemm;
-  auto const tasks = chunks * g.groups;
-  auto const blocks = (g.in_features + kernels.block - 1) / kernels.block;
-  // Task t: group t % groups, batch elements [n, n + count).
-  auto const first_of = [&](std::int64_t t) { return t / g.groups * per_gemm; };
-  auto const count_of = [&](std::int64_t t) { return std::min(per_gemm, g.out_batch - first_of(t)); };
-  if (threads > 1 && tasks >= 2 * threads) {
-    // Enough tasks: one per thread at a time.
-#pragma omp parallel
-    {
-      std::vector<T> patches, scratch;
-#pragma omp for schedule(dynamic)
-      for (std::int64_t t = 0; t < tasks; ++t) {
-        auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
-        detail::conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, 0, g.in_features, result, patches);
-        target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
-      }
-    }
-  } else if (threads > 1 && blocks >= threads) {
-    // Few tasks of many feature blocks (a kernel's gradient): each thread
-    // sums its share of the blocks, and the shares are added.
-    std::vector<T> partial;
-    for (std::int64_t t = 0; t < tasks; ++t) {
-      auto const size = g.out_features * count_of(t) * g.out_size();
-      partial.resize(static_cast<std::size_t>(threads * size));
-      auto const share = [&](std::int64_t id) {
-        return detail::ConvResult<T>(partial.data() + id * size, g.out_features, count_of(t) * g.out_size(),
-                                     Eigen::OuterStride<>(count_of(t) * g.out_size()));
-      };
-#pragma omp parallel num_threads(threads)
-      {
-        std::vector<T> patches;
-        auto const id = static_cast<std::int64_t>(omp_get_thread_num());
-        auto const begin = std::min(g.in_features, id * blocks / threads * kernels.block);
-        auto const end = std::min(g.in_features, (id + 1) * blocks / threads * kernels.block);
-        auto mine = share(id);
-        detail::conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, begin, end, mine, patches);
-      }
-      std::vector<T> scratch;
-      auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
-      result = share(0);
-      for (std::int64_t id = 1; id < threads; ++id) result += share(id);
-      target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
-    }
-  } else {
-    // One at a time, Eigen's GEMM spreading over the threads.
-    std::vector<T> patches, scratch;
-    for (std::int64_t t = 0; t < tasks; ++t) {
-      auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
-      detail::conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, 0, g.in_features, result, patches);
-      target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
-    }
-  }
+  if (auto const shifts = detail::ConvByShifts<T>::planned(g, kernels)) shifts->convolve(g, lhs.data(), target);
+  else detail::conv_by_im2col(g, kernels, lhs.data(), target);
   return out;
 }
 

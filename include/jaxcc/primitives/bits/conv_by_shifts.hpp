@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <omp.h>
 
 #include <cstdint>
 #include <optional>
@@ -89,6 +90,29 @@ struct ConvByShifts {
     zero_rows(result);
     for (std::int64_t o = 0; o < g.out_features; ++o)
       conv_shift_add(g, z_strides, z.data() + o * window * positions, positions, result.row(o).data());
+  }
+
+  /// The whole output: a task per batch element and group, split over the
+  /// threads when there are enough of them.
+  void convolve(ConvGeometry const& g, T const* src, ConvTarget<T> const& target) const {
+    auto const threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+    auto const tasks = g.out_batch * g.groups;
+    auto const run = [&](std::int64_t t, std::vector<T>& z, std::vector<T>& scratch) {
+      auto result = target.result(t / g.groups, 1, t % g.groups, scratch);
+      rows(g, src, t / g.groups, t % g.groups, result, z);
+      target.write_rows(t / g.groups, 1, t % g.groups, scratch);
+    };
+    if (threads > 1 && tasks >= threads) {
+#pragma omp parallel
+      {
+        std::vector<T> z, scratch;
+#pragma omp for schedule(dynamic)
+        for (std::int64_t t = 0; t < tasks; ++t) run(t, z, scratch);
+      }
+    } else {
+      std::vector<T> z, scratch;
+      for (std::int64_t t = 0; t < tasks; ++t) run(t, z, scratch);
+    }
   }
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -158,6 +159,70 @@ template <class T>
 std::int64_t conv_feature_block(ConvGeometry const& g) {
   auto const per_feature = std::max<std::int64_t>(g.window_size() * g.out_size(), 1);
   return std::max<std::int64_t>(1, (std::int64_t{1} << 20) / static_cast<std::int64_t>(sizeof(T)) / per_feature);
+}
+
+/// The whole output by im2col and GEMM, in tasks of batch elements and one
+/// group, split over the threads by task where there are enough tasks,
+/// else by blocks of input features where there are enough of those.
+template <class T>
+void conv_by_im2col(ConvGeometry const& g, ConvKernels<T> const& kernels, T const* src, ConvTarget<T> const& target) {
+  auto const threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  // Batch elements share a GEMM when each has few output positions: the
+  // kernels are then packed once for all of them.
+  auto const per_gemm = std::clamp<std::int64_t>(256 / g.out_size(), 1, g.out_batch);
+  auto const chunks = (g.out_batch + per_gemm - 1) / per_gemm;
+  auto const tasks = chunks * g.groups;
+  auto const blocks = (g.in_features + kernels.block - 1) / kernels.block;
+  // Task t: group t % groups, batch elements [n, n + count).
+  auto const first_of = [&](std::int64_t t) { return t / g.groups * per_gemm; };
+  auto const count_of = [&](std::int64_t t) { return std::min(per_gemm, g.out_batch - first_of(t)); };
+  if (threads > 1 && tasks >= 2 * threads) {
+    // Enough tasks: one per thread at a time.
+#pragma omp parallel
+    {
+      std::vector<T> patches, scratch;
+#pragma omp for schedule(dynamic)
+      for (std::int64_t t = 0; t < tasks; ++t) {
+        auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
+        conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, 0, g.in_features, result, patches);
+        target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
+      }
+    }
+  } else if (threads > 1 && blocks >= threads) {
+    // Few tasks of many feature blocks (a kernel's gradient): each thread
+    // sums its share of the blocks, and the shares are added.
+    std::vector<T> partial;
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      auto const size = g.out_features * count_of(t) * g.out_size();
+      partial.resize(static_cast<std::size_t>(threads * size));
+      auto const share = [&](std::int64_t id) {
+        return ConvResult<T>(partial.data() + id * size, g.out_features, count_of(t) * g.out_size(),
+                             Eigen::OuterStride<>(count_of(t) * g.out_size()));
+      };
+#pragma omp parallel num_threads(threads)
+      {
+        std::vector<T> patches;
+        auto const id = static_cast<std::int64_t>(omp_get_thread_num());
+        auto const begin = std::min(g.in_features, id * blocks / threads * kernels.block);
+        auto const end = std::min(g.in_features, (id + 1) * blocks / threads * kernels.block);
+        auto mine = share(id);
+        conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, begin, end, mine, patches);
+      }
+      std::vector<T> scratch;
+      auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
+      result = share(0);
+      for (std::int64_t id = 1; id < threads; ++id) result += share(id);
+      target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
+    }
+  } else {
+    // One at a time, Eigen's GEMM spreading over the threads.
+    std::vector<T> patches, scratch;
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      auto result = target.result(first_of(t), count_of(t), t % g.groups, scratch);
+      conv_rows(g, kernels, src, first_of(t), count_of(t), t % g.groups, 0, g.in_features, result, patches);
+      target.write_rows(first_of(t), count_of(t), t % g.groups, scratch);
+    }
+  }
 }
 
 }  // namespace jaxcc::detail
