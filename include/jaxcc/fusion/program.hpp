@@ -337,7 +337,7 @@ Program program_of(E const& e) {
 
 namespace jaxcc::detail {
 /// Elements per tile: a tile's values stay in a per-thread buffer. As
-/// jit's fused runs' tiles (graph/plan.hpp), so that a program in a run
+/// jit's fused runs' tiles (graph/fused_run.hpp), so that a program in a run
 /// takes each of the run's tiles in one piece.
 inline constexpr std::int64_t program_tile = 512;
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -98,6 +99,35 @@ class MicrobatchedPlanT {
   };
   struct NotSliceable {};  // the partition needs data from another slice
 
+  static std::int64_t bytes_of(Var const& v) { return v.shape.numel() * static_cast<std::int64_t>(item_size(v.dtype)); }
+  static bool led_by(Var const& v, std::int64_t batch) { return !v.shape.empty() && v.shape[0] == batch; }
+
+  /// How the program's batch (the leading dimension of its largest input)
+  /// is sliced, and the bytes of the program's values.
+  struct Slicing {
+    std::int64_t batch, rows, total;
+  };
+  /// The program's slicing, if it is large enough and has a large
+  /// intermediate that slicing can keep in cache.
+  static std::optional<Slicing> slicing_of(Program const& program, MicrobatchSizes const& sizes);
+
+  /// The head: equations that read no batch-led input (the flipped kernels
+  /// of a convolution's gradient, say), run once before the slices.
+  static std::vector<std::size_t> head_of(Trace const& trace, std::int64_t batch);
+
+  /// The slice's program's inputs: the program's inputs, then the head's
+  /// outputs; each led by the batch split over the slices' mesh axis.
+  struct SliceInputs {
+    std::vector<Var const*> vars;
+    std::vector<std::uint8_t> split;  // per input: whether it is led by the batch
+    std::vector<Layout> layouts;
+    std::vector<Aval> parts;  // a slice's part of each
+  };
+  static SliceInputs slice_inputs_of(Trace const& trace, std::vector<std::size_t> const& head, Slicing const& slicing,
+                                     std::string const& axis);
+
+  class SliceTracer;
+
   MicrobatchedPlanT(Program program, Plan plan, std::int64_t slices, std::vector<std::size_t> head,
                     std::vector<std::uint64_t> slice_inputs, std::vector<std::uint8_t> split_inputs,
                     std::vector<Export> exports, std::vector<std::size_t> tail)
@@ -135,12 +165,10 @@ class MicrobatchedPlanT {
 };
 
 template <class V>
-JAXCC_RUNTIME_INLINE std::optional<MicrobatchedPlanT<V>> MicrobatchedPlanT<V>::planned(Program const& program,
-                                                                                     MicrobatchSizes const& sizes) {
+JAXCC_RUNTIME_INLINE auto MicrobatchedPlanT<V>::slicing_of(Program const& program, MicrobatchSizes const& sizes)
+    -> std::optional<Slicing> {
   auto const& trace = *program.trace;
   if (trace.inputs.empty()) return std::nullopt;
-  auto const bytes_of = [](Var const& v) { return v.shape.numel() * static_cast<std::int64_t>(item_size(v.dtype)); };
-  // The batch: the leading dimension of the largest input.
   Var const* largest = nullptr;
   for (auto const& v : trace.inputs)
     if (!v->shape.empty() && (!largest || bytes_of(*v) > bytes_of(*largest))) largest = v.get();
@@ -152,7 +180,7 @@ JAXCC_RUNTIME_INLINE std::optional<MicrobatchedPlanT<V>> MicrobatchedPlanT<V>::p
     for (auto const& o : eq.outputs) total += bytes_of(*o);
   if (sizes.min_program_bytes < 0 || total < sizes.min_program_bytes) return std::nullopt;
   // Only a large intermediate value that a fused loop does not produce
-  // gains: fused loops already run tile by tile (graph/plan.hpp), and in
+  // gains: fused loops already run tile by tile (graph/fused_run.hpp), and in
   // slices a loop writes without streaming stores; an output is written to
   // memory anyway.
   auto const is_output = [&](Var const& v) {
@@ -171,50 +199,67 @@ JAXCC_RUNTIME_INLINE std::optional<MicrobatchedPlanT<V>> MicrobatchedPlanT<V>::p
   // slice_bytes, dividing the batch.
   auto rows = std::clamp<std::int64_t>(sizes.slice_bytes * batch / total, 1, batch / 2);
   while (batch % rows != 0) --rows;
-  auto const slices = batch / rows;
+  return Slicing{batch, rows, total};
+}
 
-  // The head: equations that read no batch-led input (the flipped kernels
-  // of a convolution's gradient, say), run once before the slices. The
-  // slice's program takes the program's inputs and the head's outputs,
-  // those led by the batch split over a mesh axis of `slices` parts.
-  std::string const axis = "jit microbatch";
-  ScopedAxis const bound(AxisData{slices, axis});
-  auto const leads = [&](Var const& v) { return !v.shape.empty() && v.shape[0] == batch; };
+template <class V>
+JAXCC_RUNTIME_INLINE std::vector<std::size_t> MicrobatchedPlanT<V>::head_of(Trace const& trace, std::int64_t batch) {
   std::vector<std::uint8_t> in_head(trace.var_count(), 0);
-  std::vector<Var const*> slice_inputs;
-  for (auto const& v : trace.inputs) {
-    in_head[v->id] = !leads(*v);
-    slice_inputs.push_back(v.get());
-  }
+  for (auto const& v : trace.inputs) in_head[v->id] = !led_by(*v, batch);
   for (auto const& c : trace.captures) in_head[c.var->id] = 1;
   std::vector<std::size_t> head;
   for (std::size_t s = 0; s < trace.equations.size(); ++s) {
     auto const& eq = trace.equations[s];
     if (!std::all_of(eq.inputs.begin(), eq.inputs.end(), [&](VarPtr const& v) { return in_head[v->id] != 0; })) continue;
     head.push_back(s);
-    for (auto const& o : eq.outputs) {
-      in_head[o->id] = 1;
-      slice_inputs.push_back(o.get());
-    }
+    for (auto const& o : eq.outputs) in_head[o->id] = 1;
   }
-  std::vector<std::uint8_t> split;
-  std::vector<Layout> in_layouts;
-  std::vector<Aval> parts;
-  for (auto const* v : slice_inputs) {
+  return head;
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE auto MicrobatchedPlanT<V>::slice_inputs_of(Trace const& trace,
+                                                               std::vector<std::size_t> const& head,
+                                                               Slicing const& slicing, std::string const& axis)
+    -> SliceInputs {
+  SliceInputs in;
+  for (auto const& v : trace.inputs) in.vars.push_back(v.get());
+  for (auto const s : head)
+    for (auto const& o : trace.equations[s].outputs) in.vars.push_back(o.get());
+  for (auto const* v : in.vars) {
     auto layout = Layout::replicated(v->shape.size());
     auto shape = v->shape;
-    split.push_back(leads(*v));
-    if (split.back()) {
+    in.split.push_back(led_by(*v, slicing.batch));
+    if (in.split.back()) {
       layout.dims[0] = {axis};
-      shape[0] = rows;
+      shape[0] = slicing.rows;
     }
-    in_layouts.push_back(std::move(layout));
-    parts.push_back({v->dtype, std::move(shape)});
+    in.layouts.push_back(std::move(layout));
+    in.parts.push_back({v->dtype, std::move(shape)});
   }
-  Resharder const reshard = [](AnyArray const& x, Layout const& from, Layout const& to) -> AnyArray {
-    if (from == to) return x;
-    throw NotSliceable{};
-  };
+  return in;
+}
+
+/// The slice's program as a function of its inputs, for trace_program: each
+/// equation of the whole program but the head's partitioned as sharded jit
+/// partitions it, or, where it reads a sum over the batch, left to the tail.
+/// It records the slice's outputs (exports), the tail and what they cost.
+template <class V>
+class MicrobatchedPlanT<V>::SliceTracer {
+ public:
+  SliceTracer(Program const& program, SliceInputs const& in, std::vector<std::size_t> const& head,
+              std::string const& axis)
+      : program_(program), in_(in), head_(head), axis_(axis), env_(program.trace->var_count()) {}
+
+  std::vector<AnyArray> operator()(std::vector<AnyArray> const& inputs);
+
+  std::vector<Export> exports;
+  std::vector<std::size_t> tail;
+  // What every slice computes again, what the tail computes, and the
+  // slices' rows of the outputs (written to memory either way).
+  std::int64_t whole_bytes = 0, tail_bytes = 0, rows_bytes = 0;
+
+ private:
   // Each value of the whole program: its part in a slice, or in the tail
   // (computed after the slices, from sums over the batch).
   struct Value {
@@ -224,90 +269,135 @@ JAXCC_RUNTIME_INLINE std::optional<MicrobatchedPlanT<V>> MicrobatchedPlanT<V>::p
     bool tail = false;
     bool made = false;  // computed in the slice (an equation's output)
   };
-  std::vector<std::optional<Value>> env(trace.var_count());
-  std::vector<Export> exports;
-  std::vector<std::size_t> tail;
-  // What every slice computes again, what the tail computes, and the
-  // slices' rows of the outputs (written to memory either way).
-  std::int64_t whole_bytes = 0, tail_bytes = 0, rows_bytes = 0;
-  auto const part_of = [&](Value const& v) {
+
+  /// What a slice's part of a value is of the whole value.
+  Part export_part(Value const& v) const {
     if (v.term) return Part::term;
     if (v.layout.is_replicated()) return Part::whole;
     auto const& dims = v.layout.dims;
-    if (dims[0] == std::vector<std::string>{axis} &&
+    if (dims[0] == std::vector<std::string>{axis_} &&
         std::all_of(dims.begin() + 1, dims.end(), [](auto const& d) { return d.empty(); }))
       return Part::rows;
     throw NotSliceable{};  // split along another axis: its rows are not the slice's
+  }
+
+  /// `var` as an output of the slice (once), unless the tail computes it.
+  void export_value(Var const& var, std::vector<AnyArray>& results) {
+    auto& v = *env_[var.id];
+    if (v.tail || std::any_of(exports.begin(), exports.end(), [&](Export const& e) { return e.var == var.id; })) return;
+    exports.push_back({export_part(v), var.id});
+    results.push_back(v.part);
+    if (exports.back().part == Part::rows) rows_bytes += bytes_of(var);
+  }
+
+  void leave_to_tail(std::size_t s, std::vector<AnyArray>& results);
+  void partition(Equation const& eq);
+
+  Program const& program_;
+  SliceInputs const& in_;
+  std::vector<std::size_t> const& head_;
+  std::string const& axis_;
+  std::vector<std::optional<Value>> env_;
+  // Slices exchange nothing: a partition that would move data between them fails.
+  Resharder const reshard_ = [](AnyArray const& x, Layout const& from, Layout const& to) -> AnyArray {
+    if (from == to) return x;
+    throw NotSliceable{};
   };
-  FlatFunction const slice = [&](std::vector<AnyArray> const& inputs) {
-    std::vector<AnyArray> results;
-    auto const export_value = [&](Var const& var) {
-      auto& v = *env[var.id];
-      if (v.tail || std::any_of(exports.begin(), exports.end(), [&](Export const& e) { return e.var == var.id; })) return;
-      exports.push_back({part_of(v), var.id});
-      results.push_back(v.part);
-      if (exports.back().part == Part::rows) rows_bytes += bytes_of(var);
-    };
-    for (std::size_t i = 0; i < inputs.size(); ++i) env[slice_inputs[i]->id] = Value{inputs[i], in_layouts[i]};
-    for (auto const& c : trace.captures) env[c.var->id] = Value{c.value, Layout::replicated(c.var->shape.size())};
-    for (std::size_t s = 0, next_head = 0; s < trace.equations.size(); ++s) {
-      if (next_head < head.size() && head[next_head] == s) {
-        ++next_head;
-        continue;
-      }
-      auto const& eq = trace.equations[s];
-      bool const after_sum = std::any_of(eq.inputs.begin(), eq.inputs.end(), [&](VarPtr const& v) {
-        return env[v->id]->term || env[v->id]->tail;
-      });
-      if (after_sum) {
-        // Run once on the sums, after the slices: its operands must be whole.
-        for (auto const& v : eq.inputs) {
-          auto const& value = *env[v->id];
-          if (!value.term && !value.tail && !value.layout.is_replicated()) throw NotSliceable{};
-          if (value.made || value.term) export_value(*v);
-        }
-        for (auto const& o : eq.outputs) {
-          env[o->id] = Value{{}, Layout::replicated(o->shape.size()), false, true};
-          tail_bytes += bytes_of(*o);
-        }
-        tail.push_back(s);
-        continue;
-      }
-      std::vector<AnyArray> values;
-      std::vector<Layout> layouts;
-      for (auto const& v : eq.inputs) {
-        values.push_back(env[v->id]->part);
-        layouts.push_back(env[v->id]->layout);
-      }
-      auto r = partition_equation(eq, std::move(values), layouts, reshard);
-      bool const term = !r.partial_over.empty();
-      if (term && (r.partial_over != std::vector<std::string>{axis} || r.combine != PartialCombine::sum))
-        throw NotSliceable{};
-      for (std::size_t k = 0; k < eq.outputs.size(); ++k) {
-        if (!term && r.layouts[k].is_replicated()) whole_bytes += bytes_of(*eq.outputs[k]);
-        env[eq.outputs[k]->id] = Value{r.values[k], r.layouts[k], term, false, true};
-      }
+};
+
+template <class V>
+JAXCC_RUNTIME_INLINE std::vector<AnyArray> MicrobatchedPlanT<V>::SliceTracer::operator()(
+    std::vector<AnyArray> const& inputs) {
+  auto const& trace = *program_.trace;
+  std::vector<AnyArray> results;
+  for (std::size_t i = 0; i < inputs.size(); ++i) env_[in_.vars[i]->id] = Value{inputs[i], in_.layouts[i]};
+  for (auto const& c : trace.captures) env_[c.var->id] = Value{c.value, Layout::replicated(c.var->shape.size())};
+  for (std::size_t s = 0, next_head = 0; s < trace.equations.size(); ++s) {
+    if (next_head < head_.size() && head_[next_head] == s) {
+      ++next_head;
+      continue;
     }
-    for (auto const& o : program.outputs)
-      if (auto const& var = var_of(o); var && var->trace_id == trace.id()) export_value(*var);
-    return results;
-  };
+    auto const& eq = trace.equations[s];
+    bool const after_sum = std::any_of(eq.inputs.begin(), eq.inputs.end(), [&](VarPtr const& v) {
+      return env_[v->id]->term || env_[v->id]->tail;
+    });
+    if (after_sum) leave_to_tail(s, results);
+    else partition(eq);
+  }
+  for (auto const& o : program_.outputs)
+    if (auto const& var = var_of(o); var && var->trace_id == trace.id()) export_value(*var, results);
+  return results;
+}
+
+/// Equation `s` runs once on the sums, after the slices: its operands must
+/// be whole, and those the slice computes are exported.
+template <class V>
+JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::SliceTracer::leave_to_tail(std::size_t s,
+                                                                           std::vector<AnyArray>& results) {
+  auto const& eq = program_.trace->equations[s];
+  for (auto const& v : eq.inputs) {
+    auto const& value = *env_[v->id];
+    if (!value.term && !value.tail && !value.layout.is_replicated()) throw NotSliceable{};
+    if (value.made || value.term) export_value(*v, results);
+  }
+  for (auto const& o : eq.outputs) {
+    env_[o->id] = Value{{}, Layout::replicated(o->shape.size()), false, true};
+    tail_bytes += bytes_of(*o);
+  }
+  tail.push_back(s);
+}
+
+/// `eq` applied to the slice's parts of its operands by its partition
+/// rule; a partial result only as a sum over the slices.
+template <class V>
+JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::SliceTracer::partition(Equation const& eq) {
+  std::vector<AnyArray> values;
+  std::vector<Layout> layouts;
+  for (auto const& v : eq.inputs) {
+    values.push_back(env_[v->id]->part);
+    layouts.push_back(env_[v->id]->layout);
+  }
+  auto r = partition_equation(eq, std::move(values), layouts, reshard_);
+  bool const term = !r.partial_over.empty();
+  if (term && (r.partial_over != std::vector<std::string>{axis_} || r.combine != PartialCombine::sum))
+    throw NotSliceable{};
+  for (std::size_t k = 0; k < eq.outputs.size(); ++k) {
+    if (!term && r.layouts[k].is_replicated()) whole_bytes += bytes_of(*eq.outputs[k]);
+    env_[eq.outputs[k]->id] = Value{r.values[k], r.layouts[k], term, false, true};
+  }
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE std::optional<MicrobatchedPlanT<V>> MicrobatchedPlanT<V>::planned(Program const& program,
+                                                                                     MicrobatchSizes const& sizes) {
+  auto const slicing = slicing_of(program, sizes);
+  if (!slicing) return std::nullopt;
+  auto const slices = slicing->batch / slicing->rows, total = slicing->total;
+  // The slice's program takes the program's inputs and the head's outputs,
+  // those led by the batch split over a mesh axis of `slices` parts.
+  std::string const axis = "jit microbatch";
+  ScopedAxis const bound(AxisData{slices, axis});
+  auto head = head_of(*program.trace, slicing->batch);
+  auto in = slice_inputs_of(*program.trace, head, *slicing, axis);
+  SliceTracer tracer(program, in, head, axis);
   try {
     std::vector<AnyArray> closure;
-    auto body = trace_program(slice, parts, closure);
+    auto body = trace_program(std::ref(tracer), in.parts, closure);
     if (!closure.empty()) return std::nullopt;
     // Work every slice repeats (on the weights, say) and the tail's must
     // stay small, and so must the outputs: slicing gains on values that
     // stay in cache, and per-example gradients, whose outputs are most of
     // their values, ran three times as long.
-    if (whole_bytes * slices > total / 4 || tail_bytes > total / 64 || rows_bytes > total / 8) return std::nullopt;
+    if (tracer.whole_bytes * slices > total / 4 || tracer.tail_bytes > total / 64 || tracer.rows_bytes > total / 8)
+      return std::nullopt;
     for (auto const& eq : body.trace->equations)
       if (eq.primitive->binds_axis(axis)) return std::nullopt;
     optimize(body);
     std::vector<std::uint64_t> slice_input_ids;
-    for (auto const* v : slice_inputs) slice_input_ids.push_back(v->id);
+    for (auto const* v : in.vars) slice_input_ids.push_back(v->id);
     return MicrobatchedPlanT(program, Plan(std::move(body), {}, Plan::Outputs::into_given), slices, std::move(head),
-                             std::move(slice_input_ids), std::move(split), std::move(exports), std::move(tail));
+                             std::move(slice_input_ids), std::move(in.split), std::move(tracer.exports),
+                             std::move(tracer.tail));
   } catch (NotSliceable const&) {
     return std::nullopt;
   } catch (Error const&) {

@@ -257,6 +257,82 @@ template <class T>
 inline constexpr std::int64_t column_block = 16384 / sizeof(T);
 inline constexpr std::int64_t column_flush = 256;
 
+/// The reduction when the innermost reduced dimension is contiguous: each
+/// output folds contiguous runs of m elements, one per position of the
+/// other reduced dimensions.
+template <class Op, Element T>
+void reduce_runs(ReduceLayout const& layout, T const* data, std::int64_t work, T identity, T* out,
+                 std::int64_t n_out) {
+  Shape const runs(layout.reduced.begin(), layout.reduced.end() - 1);
+  Strides const run_strides(layout.reduced_strides.begin(), layout.reduced_strides.end() - 1);
+  auto const m = layout.reduced.back();
+  run_reduction<Op>(n_out, layout.reduced.numel(), n_out, work, identity, out,
+                    [&](std::int64_t first, std::int64_t last, std::int64_t lo, std::int64_t hi, T* dst) {
+                      Odometer output(layout.kept, layout.kept_strides, first);
+                      for (auto i = first; i < last; ++i, output.next()) {
+                        Folder<Op, T> folder(identity);
+                        Odometer run(runs, run_strides, lo / m);
+                        for (auto k = lo, col = lo % m; k < hi; col = 0, run.next()) {
+                          auto const len = std::min(m - col, hi - k);
+                          folder.fold(data + output.offset + run.offset + col, len);
+                          k += len;
+                        }
+                        dst[i] = folder.result();
+                      }
+                    });
+}
+
+/// The reduction when the output's innermost dimension is contiguous in the
+/// input instead: input rows fold into blocks of up to column_block outputs
+/// at once.
+template <class Op, Element T>
+void reduce_columns(ReduceLayout const& layout, T const* data, std::int64_t work, T identity, T* out,
+                    std::int64_t n_out) {
+  Shape const outer(layout.kept.begin(), layout.kept.end() - 1);
+  Strides const outer_strides(layout.kept_strides.begin(), layout.kept_strides.end() - 1);
+  auto const m = layout.kept.back();
+  auto const width = std::min(m, column_block<T>);
+  auto const blocks = (m + width - 1) / width;
+  run_reduction<Op>(outer.numel() * blocks, layout.reduced.numel(), n_out, work, identity, out,
+                    [&](std::int64_t first, std::int64_t last, std::int64_t lo, std::int64_t hi, T* dst) {
+                      std::array<T, column_block<T>> partial, total;  // on the stack: nothing to throw here
+                      for (auto item = first; item < last; ++item) {
+                        auto const k = item / blocks, j0 = item % blocks * width;
+                        auto const w = std::min(width, m - j0);
+                        T const* base = data + Odometer(outer, outer_strides, k).offset + j0;
+                        std::fill_n(partial.data(), w, identity);
+                        std::fill_n(total.data(), w, identity);
+                        Odometer row(layout.reduced, layout.reduced_strides, lo);
+                        auto next_row = [&] {
+                          T const* p = base + row.offset;
+                          row.next();
+                          return p;
+                        };
+                        auto flush = [&] {
+                          fold_columns<Op>(total.data(), std::array<T const*, 1>{partial.data()}, w);
+                          std::fill_n(partial.data(), w, identity);
+                        };
+                        for (auto r = lo, since = std::int64_t{0}; r < hi;) {
+                          if (hi - r >= 4) {
+                            fold_columns<Op>(partial.data(), std::array{next_row(), next_row(), next_row(), next_row()}, w);
+                            r += 4;
+                            since += 4;
+                          } else {
+                            fold_columns<Op>(partial.data(), std::array{next_row()}, w);
+                            ++r;
+                            ++since;
+                          }
+                          if (since >= column_flush) {
+                            flush();
+                            since = 0;
+                          }
+                        }
+                        flush();
+                        std::copy_n(total.data(), w, dst + k * m + j0);
+                      }
+                    });
+}
+
 /// out[i] = the fold with `Op` over the normalized `axes` of x, for each
 /// position i (row-major) of the dimensions not reduced.
 template <class Op, Element T>
@@ -271,78 +347,10 @@ void reduce_into(Array<T> const& x, Axes const& axes, T identity, T* out, std::i
     x.copy_to(out);
     return;
   }
-  T const* data = x.data();
-  auto const n_reduced = layout.reduced.numel();
-
-  if (layout.reduced_strides.back() == 1) {
-    // Each output folds contiguous runs of m elements, one per position of
-    // the other reduced dimensions.
-    Shape const runs(layout.reduced.begin(), layout.reduced.end() - 1);
-    Strides const run_strides(layout.reduced_strides.begin(), layout.reduced_strides.end() - 1);
-    auto const m = layout.reduced.back();
-    run_reduction<Op>(n_out, n_reduced, n_out, x.size(), identity, out,
-                      [&](std::int64_t first, std::int64_t last, std::int64_t lo, std::int64_t hi, T* dst) {
-                        Odometer output(layout.kept, layout.kept_strides, first);
-                        for (auto i = first; i < last; ++i, output.next()) {
-                          Folder<Op, T> folder(identity);
-                          Odometer run(runs, run_strides, lo / m);
-                          for (auto k = lo, col = lo % m; k < hi; col = 0, run.next()) {
-                            auto const len = std::min(m - col, hi - k);
-                            folder.fold(data + output.offset + run.offset + col, len);
-                            k += len;
-                          }
-                          dst[i] = folder.result();
-                        }
-                      });
-  } else if (!layout.kept.empty() && layout.kept_strides.back() == 1) {
-    // The output's innermost dimension is contiguous in the input: fold
-    // input rows into blocks of up to column_block outputs at once.
-    Shape const outer(layout.kept.begin(), layout.kept.end() - 1);
-    Strides const outer_strides(layout.kept_strides.begin(), layout.kept_strides.end() - 1);
-    auto const m = layout.kept.back();
-    auto const width = std::min(m, column_block<T>);
-    auto const blocks = (m + width - 1) / width;
-    run_reduction<Op>(outer.numel() * blocks, n_reduced, n_out, x.size(), identity, out,
-                      [&](std::int64_t first, std::int64_t last, std::int64_t lo, std::int64_t hi, T* dst) {
-                        std::array<T, column_block<T>> partial, total;  // on the stack: nothing to throw here
-                        for (auto item = first; item < last; ++item) {
-                          auto const k = item / blocks, j0 = item % blocks * width;
-                          auto const w = std::min(width, m - j0);
-                          T const* base = data + Odometer(outer, outer_strides, k).offset + j0;
-                          std::fill_n(partial.data(), w, identity);
-                          std::fill_n(total.data(), w, identity);
-                          Odometer row(layout.reduced, layout.reduced_strides, lo);
-                          auto next_row = [&] {
-                            T const* p = base + row.offset;
-                            row.next();
-                            return p;
-                          };
-                          auto flush = [&] {
-                            fold_columns<Op>(total.data(), std::array<T const*, 1>{partial.data()}, w);
-                            std::fill_n(partial.data(), w, identity);
-                          };
-                          for (auto r = lo, since = std::int64_t{0}; r < hi;) {
-                            if (hi - r >= 4) {
-                              fold_columns<Op>(partial.data(), std::array{next_row(), next_row(), next_row(), next_row()}, w);
-                              r += 4;
-                              since += 4;
-                            } else {
-                              fold_columns<Op>(partial.data(), std::array{next_row()}, w);
-                              ++r;
-                              ++since;
-                            }
-                            if (since >= column_flush) {
-                              flush();
-                              since = 0;
-                            }
-                          }
-                          flush();
-                          std::copy_n(total.data(), w, dst + k * m + j0);
-                        }
-                      });
-  } else {
-    reduce_into<Op>(contiguous(x), axes, identity, out, n_out);
-  }
+  if (layout.reduced_strides.back() == 1) reduce_runs<Op>(layout, x.data(), x.size(), identity, out, n_out);
+  else if (!layout.kept.empty() && layout.kept_strides.back() == 1)
+    reduce_columns<Op>(layout, x.data(), x.size(), identity, out, n_out);
+  else reduce_into<Op>(contiguous(x), axes, identity, out, n_out);
 }
 
 }  // namespace jaxcc::detail

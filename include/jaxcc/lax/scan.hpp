@@ -125,81 +125,27 @@ class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_f
     auto const [nc, ncarry, nx, ny] = sizes(primals.size());
     auto const step_in = input_avals(body_);
     auto const step_out = output_avals(body_);
-
-    // 1. The carry entering each step, stacked: a scan whose ys are its carries.
-    auto residual_body = trace_body(
-        [&, ncarry = ncarry, nc = nc](std::vector<AnyArray> const& args) {
-          auto out = graph::run(body_, args);
-          out.resize(ncarry);
-          out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(nc),
-                     args.begin() + static_cast<std::ptrdiff_t>(nc + ncarry));
-          return out;
-        },
-        step_in);
-    auto const residuals = bind_scan(std::move(residual_body), nc, ncarry, params_.length, params_.reverse, primals);
+    // 1. The carry entering each step, stacked.
+    auto const residuals = carries_entering_steps(primals, step_in);
 
     // 2. The body's VJP per step, in the opposite direction. Its carry holds
     // the running sums of the consts' cotangents and the carry's cotangent.
-    std::vector<std::size_t> float_consts, float_carry, float_xs, nonzero_ys;
-    for (std::size_t i = 0; i < nc; ++i)
-      if (is_floating(step_in[i].dtype)) float_consts.push_back(i);
-    for (std::size_t i = 0; i < ncarry; ++i)
-      if (is_floating(step_in[nc + i].dtype)) float_carry.push_back(i);
-    for (std::size_t k = 0; k < nx; ++k)
-      if (is_floating(step_in[nc + ncarry + k].dtype)) float_xs.push_back(k);
-    for (std::size_t j = 0; j < ny; ++j)
-      if (cotangents[ncarry + j] && is_floating(step_out[ncarry + j].dtype)) nonzero_ys.push_back(j);
-
-    std::vector<graph::Aval> bwd_avals(step_in.begin(), step_in.begin() + static_cast<std::ptrdiff_t>(nc));
-    for (auto i : float_consts) bwd_avals.push_back(step_in[i]);
-    for (auto i : float_carry) bwd_avals.push_back(step_in[nc + i]);
-    for (std::size_t k = 0; k < nx; ++k) bwd_avals.push_back(step_in[nc + ncarry + k]);
-    for (std::size_t i = 0; i < ncarry; ++i) bwd_avals.push_back(step_in[nc + i]);
-    for (auto j : nonzero_ys) bwd_avals.push_back(step_out[ncarry + j]);
-
-    auto bwd_body = trace_body(
-        [&, nc = nc, ncarry = ncarry, nx = nx, ny = ny](std::vector<AnyArray> const& args) {
-          auto next = args.begin();
-          auto const take = [&next](std::size_t n) {
-            std::vector<AnyArray> part(next, next + static_cast<std::ptrdiff_t>(n));
-            next += static_cast<std::ptrdiff_t>(n);
-            return part;
-          };
-          auto inputs = take(nc);
-          auto const sums = take(float_consts.size());
-          auto const carry_ct = take(float_carry.size());
-          auto const x = take(nx);
-          auto const carry = take(ncarry);
-          auto const y_ct = take(nonzero_ys.size());
-          inputs.insert(inputs.end(), carry.begin(), carry.end());
-          inputs.insert(inputs.end(), x.begin(), x.end());
-          std::vector<graph::MaybeArray> out_cts(ncarry + ny);
-          for (std::size_t k = 0; k < float_carry.size(); ++k) out_cts[float_carry[k]] = carry_ct[k];
-          for (std::size_t k = 0; k < nonzero_ys.size(); ++k) out_cts[ncarry + nonzero_ys[k]] = y_ct[k];
-          auto const in_cts = graph::program_vjp(body_, inputs, out_cts);
-          std::vector<AnyArray> result;
-          for (std::size_t k = 0; k < float_consts.size(); ++k)
-            result.push_back(*graph::add_maybe(sums[k], in_cts[float_consts[k]]));
-          for (auto i : float_carry) result.push_back(instantiate_zeros(in_cts[nc + i], step_in[nc + i]));
-          for (auto k : float_xs) result.push_back(instantiate_zeros(in_cts[nc + ncarry + k], step_in[nc + ncarry + k]));
-          return result;
-        },
-        bwd_avals);
-
+    auto const d = differentiable(cotangents, step_in, step_out);
+    auto bwd_body = backward_body(d, step_in, step_out);
     std::vector<AnyArray> args(primals.begin(), primals.begin() + static_cast<std::ptrdiff_t>(nc));
-    for (auto i : float_consts) args.push_back(zeros_of(step_in[i]));
-    for (auto i : float_carry) args.push_back(instantiate_zeros(cotangents[i], step_in[nc + i]));
+    for (auto i : d.consts) args.push_back(zeros_of(step_in[i]));
+    for (auto i : d.carry) args.push_back(instantiate_zeros(cotangents[i], step_in[nc + i]));
     args.insert(args.end(), primals.begin() + static_cast<std::ptrdiff_t>(nc + ncarry), primals.end());
     args.insert(args.end(), residuals.begin() + static_cast<std::ptrdiff_t>(ncarry), residuals.end());
-    for (auto j : nonzero_ys) args.push_back(*cotangents[ncarry + j]);
-    auto const outs = bind_scan(std::move(bwd_body), nc, float_consts.size() + float_carry.size(), params_.length,
+    for (auto j : d.ys) args.push_back(*cotangents[ncarry + j]);
+    auto const outs = bind_scan(std::move(bwd_body), nc, d.consts.size() + d.carry.size(), params_.length,
                                 !params_.reverse, args);
 
     std::vector<graph::MaybeArray> result(primals.size());
     std::size_t k = 0;
-    for (auto i : float_consts) result[i] = outs[k++];
-    for (auto i : float_carry) result[nc + i] = outs[k++];
-    for (auto x : float_xs) result[nc + ncarry + x] = outs[k++];
+    for (auto i : d.consts) result[i] = outs[k++];
+    for (auto i : d.carry) result[nc + i] = outs[k++];
+    for (auto x : d.xs) result[nc + ncarry + x] = outs[k++];
     return result;
   }
 
@@ -268,6 +214,87 @@ class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_f
   Sizes sizes(std::size_t num_inputs) const {
     return {params_.num_consts, params_.num_carry, num_inputs - params_.num_consts - params_.num_carry,
             body_.outputs.size() - params_.num_carry};
+  }
+
+  /// The final carry, then the carry entering each step, stacked: a scan
+  /// whose ys are its carries.
+  std::vector<AnyArray> carries_entering_steps(std::span<AnyArray const> primals,
+                                              std::vector<graph::Aval> const& step_in) const {
+    auto const [nc, ncarry, nx, ny] = sizes(primals.size());
+    auto residual_body = trace_body(
+        [&, ncarry = ncarry, nc = nc](std::vector<AnyArray> const& args) {
+          auto out = graph::run(body_, args);
+          out.resize(ncarry);
+          out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(nc),
+                     args.begin() + static_cast<std::ptrdiff_t>(nc + ncarry));
+          return out;
+        },
+        step_in);
+    return bind_scan(std::move(residual_body), nc, ncarry, params_.length, params_.reverse, primals);
+  }
+
+  /// The body's inputs that get cotangents (its float consts, carry and
+  /// xs), and its ys whose cotangents are nonzero, by index in their group.
+  /// The body's inputs and outputs are `step_in` and `step_out`.
+  struct Differentiable {
+    std::vector<std::size_t> consts, carry, xs, ys;
+  };
+  Differentiable differentiable(std::span<graph::MaybeArray const> cotangents, std::vector<graph::Aval> const& step_in,
+                                std::vector<graph::Aval> const& step_out) const {
+    auto const [nc, ncarry, nx, ny] = sizes(step_in.size());
+    Differentiable d;
+    for (std::size_t i = 0; i < nc; ++i)
+      if (is_floating(step_in[i].dtype)) d.consts.push_back(i);
+    for (std::size_t i = 0; i < ncarry; ++i)
+      if (is_floating(step_in[nc + i].dtype)) d.carry.push_back(i);
+    for (std::size_t k = 0; k < nx; ++k)
+      if (is_floating(step_in[nc + ncarry + k].dtype)) d.xs.push_back(k);
+    for (std::size_t j = 0; j < ny; ++j)
+      if (cotangents[ncarry + j] && is_floating(step_out[ncarry + j].dtype)) d.ys.push_back(j);
+    return d;
+  }
+
+  /// The backward scan's body: inputs consts, the consts' cotangent sums
+  /// and the carry's cotangent (its carry), then x, the carry entering the
+  /// step and the ys' cotangents; outputs the sums and the carry's
+  /// cotangent, then x's cotangent.
+  Body backward_body(Differentiable const& d, std::vector<graph::Aval> const& step_in,
+                     std::vector<graph::Aval> const& step_out) const {
+    auto const [nc, ncarry, nx, ny] = sizes(step_in.size());
+    std::vector<graph::Aval> avals(step_in.begin(), step_in.begin() + static_cast<std::ptrdiff_t>(nc));
+    for (auto i : d.consts) avals.push_back(step_in[i]);
+    for (auto i : d.carry) avals.push_back(step_in[nc + i]);
+    for (std::size_t k = 0; k < nx; ++k) avals.push_back(step_in[nc + ncarry + k]);
+    for (std::size_t i = 0; i < ncarry; ++i) avals.push_back(step_in[nc + i]);
+    for (auto j : d.ys) avals.push_back(step_out[ncarry + j]);
+    return trace_body(
+        [&, nc = nc, ncarry = ncarry, nx = nx, ny = ny](std::vector<AnyArray> const& args) {
+          auto next = args.begin();
+          auto const take = [&next](std::size_t n) {
+            std::vector<AnyArray> part(next, next + static_cast<std::ptrdiff_t>(n));
+            next += static_cast<std::ptrdiff_t>(n);
+            return part;
+          };
+          auto inputs = take(nc);
+          auto const sums = take(d.consts.size());
+          auto const carry_ct = take(d.carry.size());
+          auto const x = take(nx);
+          auto const carry = take(ncarry);
+          auto const y_ct = take(d.ys.size());
+          inputs.insert(inputs.end(), carry.begin(), carry.end());
+          inputs.insert(inputs.end(), x.begin(), x.end());
+          std::vector<graph::MaybeArray> out_cts(ncarry + ny);
+          for (std::size_t k = 0; k < d.carry.size(); ++k) out_cts[d.carry[k]] = carry_ct[k];
+          for (std::size_t k = 0; k < d.ys.size(); ++k) out_cts[ncarry + d.ys[k]] = y_ct[k];
+          auto const in_cts = graph::program_vjp(body_, inputs, out_cts);
+          std::vector<AnyArray> result;
+          for (std::size_t k = 0; k < d.consts.size(); ++k)
+            result.push_back(*graph::add_maybe(sums[k], in_cts[d.consts[k]]));
+          for (auto i : d.carry) result.push_back(instantiate_zeros(in_cts[nc + i], step_in[nc + i]));
+          for (auto k : d.xs) result.push_back(instantiate_zeros(in_cts[nc + ncarry + k], step_in[nc + ncarry + k]));
+          return result;
+        },
+        avals);
   }
 
   /// Concrete execution: the body program run once per step.

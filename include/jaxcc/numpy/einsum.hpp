@@ -36,23 +36,36 @@ inline bool has_label(EinsumLabels const& labels, int label) {
   return std::find(labels.begin(), labels.end(), label) != labels.end();
 }
 
-/// Parse `subscripts` for operands of `shapes`, checking them as opt_einsum
-/// does (its messages, prefixed with "einsum: ").
-inline EinsumSpec parse_einsum(std::string_view subscripts, std::vector<Shape> const& shapes) {
-  auto fail = [](std::string const& msg) { throw Error("einsum: " + msg); };
+/// opt_einsum's error for `msg`, prefixed with "einsum: ".
+[[noreturn]] inline void einsum_error(std::string const& msg) { throw Error("einsum: " + msg); }
+
+/// A label as the subscripts spell it.
+inline std::string einsum_label_string(int label) {
+  return label < 0 ? std::string("...") : std::string(1, static_cast<char>(label));
+}
+
+/// Appends the labels of an ellipsis standing for `count` axes.
+inline void append_ellipsis(EinsumLabels& labels, int count) {
+  for (int k = count; k > 0; --k) labels.push_back(-k);
+}
+
+/// `subscripts` without spaces, checked for symbols and arrows.
+inline std::string einsum_subscripts(std::string_view subscripts) {
   std::string s;
   for (char c : subscripts)
     if (c != ' ') s += c;
   for (char c : s)
     if (std::string_view(".,->").find(c) == std::string_view::npos && !std::isalpha(static_cast<unsigned char>(c)))
-      fail(std::string("Character ") + c + " is not a valid symbol.");
-  auto const arrow = s.find("->");
+      einsum_error(std::string("Character ") + c + " is not a valid symbol.");
   if ((s.find_first_of("->") != std::string::npos) &&
-      (std::count(s.begin(), s.end(), '-') > 1 || std::count(s.begin(), s.end(), '>') > 1 || arrow == std::string::npos))
-    fail("Subscripts can only contain one '->'.");
-  std::string_view const all(s);
-  auto const inputs = all.substr(0, arrow);
+      (std::count(s.begin(), s.end(), '-') > 1 || std::count(s.begin(), s.end(), '>') > 1 ||
+       s.find("->") == std::string::npos))
+    einsum_error("Subscripts can only contain one '->'.");
+  return s;
+}
 
+/// The comma-separated terms of the inputs' subscripts, one per operand.
+inline std::vector<std::string_view> einsum_terms(std::string_view inputs, std::size_t operands) {
   std::vector<std::string_view> terms;
   for (std::size_t start = 0;;) {
     auto const comma = inputs.find(',', start);
@@ -60,78 +73,109 @@ inline EinsumSpec parse_einsum(std::string_view subscripts, std::vector<Shape> c
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  if (terms.size() != shapes.size())
-    fail("Number of einsum subscripts, " + std::to_string(terms.size()) + ", must be equal to the number of operands, " +
-         std::to_string(shapes.size()) + ".");
+  if (terms.size() != operands)
+    einsum_error("Number of einsum subscripts, " + std::to_string(terms.size()) +
+                 ", must be equal to the number of operands, " + std::to_string(operands) + ".");
+  return terms;
+}
 
-  EinsumSpec spec;
-  int longest = 0;  // the most axes any ellipsis stands for
-  auto ellipsis = [](EinsumLabels& labels, int count) {
-    for (int k = count; k > 0; --k) labels.push_back(-k);
-  };
-  for (std::size_t t = 0; t < terms.size(); ++t) {
-    auto const term = terms[t];
-    auto const rank = static_cast<int>(shapes[t].rank());
-    EinsumLabels labels;
-    auto const dots = std::count(term.begin(), term.end(), '.');
-    if (dots == 0) {
-      for (char c : term) labels.push_back(c);
+/// The labels of one term for an operand of `rank` axes; `longest`, the
+/// most axes any ellipsis stands for, grows to this term's.
+inline EinsumLabels einsum_term_labels(std::string_view term, int rank, int& longest) {
+  EinsumLabels labels;
+  auto const dots = std::count(term.begin(), term.end(), '.');
+  if (dots == 0) {
+    for (char c : term) labels.push_back(c);
+    return labels;
+  }
+  auto const at = term.find("...");
+  if (dots != 3 || at == std::string_view::npos) einsum_error("Invalid Ellipses.");
+  int const count = rank == 0 ? 0 : rank - static_cast<int>(term.size() - 3);
+  if (count < 0) einsum_error("Ellipses lengths do not match.");
+  longest = std::max(longest, count);
+  for (char c : term.substr(0, at)) labels.push_back(c);
+  append_ellipsis(labels, count);
+  for (char c : term.substr(at + 3)) labels.push_back(c);
+  return labels;
+}
+
+/// The output's labels as the subscripts after "->" spell them.
+inline EinsumLabels explicit_einsum_output(std::string_view out, int longest) {
+  EinsumLabels labels;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out.substr(i, 3) == "...") {
+      append_ellipsis(labels, longest);
+      i += 2;
     } else {
-      auto const at = term.find("...");
-      if (dots != 3 || at == std::string_view::npos) fail("Invalid Ellipses.");
-      int const count = rank == 0 ? 0 : rank - static_cast<int>(term.size() - 3);
-      if (count < 0) fail("Ellipses lengths do not match.");
-      longest = std::max(longest, count);
-      for (char c : term.substr(0, at)) labels.push_back(c);
-      ellipsis(labels, count);
-      for (char c : term.substr(at + 3)) labels.push_back(c);
+      labels.push_back(out[i]);
     }
-    spec.inputs.push_back(std::move(labels));
   }
+  return labels;
+}
 
-  if (arrow != std::string::npos) {
-    auto const out = all.substr(arrow + 2);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (out.substr(i, 3) == "...") {
-        ellipsis(spec.output, longest);
-        i += 2;
-      } else {
-        spec.output.push_back(out[i]);
-      }
-    }
-  } else {
-    // Implicit output: the ellipsis axes, then the letters used exactly once, sorted.
-    ellipsis(spec.output, longest);
-    std::map<int, int> counts;
-    for (auto const& labels : spec.inputs)
-      for (int l : labels)
-        if (l > 0) ++counts[l];
-    for (auto [label, count] : counts)
-      if (count == 1) spec.output.push_back(label);
-  }
-  auto label_string = [](int label) { return label < 0 ? std::string("...") : std::string(1, static_cast<char>(label)); };
+/// Without "->": the ellipsis axes, then the letters used exactly once, sorted.
+inline EinsumLabels implicit_einsum_output(std::vector<EinsumLabels> const& inputs, int longest) {
+  EinsumLabels labels;
+  append_ellipsis(labels, longest);
+  std::map<int, int> counts;
+  for (auto const& in : inputs)
+    for (int l : in)
+      if (l > 0) ++counts[l];
+  for (auto [label, count] : counts)
+    if (count == 1) labels.push_back(label);
+  return labels;
+}
+
+/// Each output label appears once in the output and somewhere in the inputs.
+inline void check_einsum_output(EinsumSpec const& spec) {
   for (int l : spec.output) {
     if (std::count(spec.output.begin(), spec.output.end(), l) != 1)
-      fail("Output character '" + label_string(l) + "' appeared more than once in the output.");
+      einsum_error("Output character '" + einsum_label_string(l) + "' appeared more than once in the output.");
     if (std::none_of(spec.inputs.begin(), spec.inputs.end(), [&](auto const& in) { return has_label(in, l); }))
-      fail("Output character '" + label_string(l) + "' did not appear in the input");
+      einsum_error("Output character '" + einsum_label_string(l) + "' did not appear in the input");
   }
+}
 
+/// Each label's size, a label per axis of each operand, sizes agreeing
+/// across the operands but for 1.
+inline std::map<int, std::int64_t> einsum_label_sizes(std::vector<std::string_view> const& terms,
+                                                      std::vector<EinsumLabels> const& inputs,
+                                                      std::vector<Shape> const& shapes) {
+  std::map<int, std::int64_t> sizes;
   for (std::size_t t = 0; t < terms.size(); ++t) {
-    auto const& labels = spec.inputs[t];
+    auto const& labels = inputs[t];
     if (labels.size() != shapes[t].size())
-      fail("Einstein sum subscript '" + std::string(terms[t]) +
-           "' does not contain the correct number of indices for operand " + std::to_string(t) + ".");
+      einsum_error("Einstein sum subscript '" + std::string(terms[t]) +
+                   "' does not contain the correct number of indices for operand " + std::to_string(t) + ".");
     for (std::size_t d = 0; d < labels.size(); ++d) {
       auto const dim = shapes[t][d];
-      auto [it, fresh] = spec.sizes.try_emplace(labels[d], dim);
+      auto [it, fresh] = sizes.try_emplace(labels[d], dim);
       if (fresh || it->second == dim || dim == 1) continue;
       if (it->second != 1)
-        fail("Size of label '" + label_string(labels[d]) + "' for operand " + std::to_string(t) + " (" +
-             std::to_string(it->second) + ") does not match previous terms (" + std::to_string(dim) + ").");
+        einsum_error("Size of label '" + einsum_label_string(labels[d]) + "' for operand " + std::to_string(t) +
+                     " (" + std::to_string(it->second) + ") does not match previous terms (" + std::to_string(dim) +
+                     ").");
       it->second = dim;
     }
   }
+  return sizes;
+}
+
+/// Parse `subscripts` for operands of `shapes`, checking them as opt_einsum
+/// does (its messages, prefixed with "einsum: ").
+inline EinsumSpec parse_einsum(std::string_view subscripts, std::vector<Shape> const& shapes) {
+  auto const s = einsum_subscripts(subscripts);
+  std::string_view const all(s);
+  auto const arrow = all.find("->");
+  auto const terms = einsum_terms(all.substr(0, arrow), shapes.size());
+  EinsumSpec spec;
+  int longest = 0;  // the most axes any ellipsis stands for
+  for (std::size_t t = 0; t < terms.size(); ++t)
+    spec.inputs.push_back(einsum_term_labels(terms[t], static_cast<int>(shapes[t].rank()), longest));
+  spec.output = arrow == std::string_view::npos ? implicit_einsum_output(spec.inputs, longest)
+                                                : explicit_einsum_output(all.substr(arrow + 2), longest);
+  check_einsum_output(spec);
+  spec.sizes = einsum_label_sizes(terms, spec.inputs, shapes);
   return spec;
 }
 

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -176,22 +177,17 @@ inline std::array<std::int64_t, 3> slice_positions(Slice const& s, std::int64_t 
   return {start, step, start > stop ? (start - stop - step - 1) / -step : 0};
 }
 
-/// x[items] as numpy and JAX read it. Integers, slices, `all` and `newaxis`
-/// are basic indexing (slice, squeeze, reshape: views). Integer arrays are
-/// advanced indexing: broadcast together, they pick elements by one gather
-/// over the axes they index, merged into one; their broadcast shape stands
-/// where they stood if they were adjacent in the index, else in front (an
-/// integer beside an array counts as a 0-d array). Out-of-range indices
-/// clamp, as JAX's get does; with `drop` (x holding positions, for an
-/// update) those of an integer array give -1 instead, and integers are read
-/// as 0-d arrays.
+// The steps of index_array below. Those that bind primitives are templates
+// on the indexed array's element type T and spell their index arithmetic's
+// element types through T: written plainly, every file that includes this
+// header would compile them (see detail::dependent_t).
+
+/// The items checked against `ndim` axes and padded with `all` to one per
+/// axis (newaxis aside); under advanced indexing (or `drop`), integers
+/// become 0-d index arrays.
 template <Element T>
-Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop) {
-  // The index arithmetic's element types, spelled through T: written plainly,
-  // every file that includes this header would compile it (see
-  // detail::dependent_t).
+void complete_index_items(std::int64_t ndim, std::vector<IndexItem>& items, bool drop) {
   using Index = detail::dependent_t<T, std::int32_t>;
-  using Mask = detail::dependent_t<T, bool>;
   using Kind = IndexItem::Kind;
   bool const advanced = drop || std::ranges::any_of(items, [](IndexItem const& i) { return i.kind == Kind::array; });
   std::int64_t consumed = 0;
@@ -199,28 +195,37 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     consumed += item.kind != Kind::newaxis;
     if (advanced && item.kind == Kind::integer) item = index_item(numpy::full<Index>(Shape{}, item.integer));
   }
-  check_index_count(x.ndim(), consumed);
-  items.resize(items.size() + static_cast<std::size_t>(x.ndim() - consumed));
+  check_index_count(ndim, consumed);
+  items.resize(items.size() + static_cast<std::size_t>(ndim - consumed));
+}
 
-  // newaxis: a size-1 axis of its own, indexed whole.
+/// `x` with a size-1 axis for each newaxis, which then indexes it whole.
+template <Element T>
+Array<T> with_new_axes(Array<T> const& x, std::vector<IndexItem>& items) {
   Shape expanded;
   std::size_t next = 0;
   for (auto& item : items) {
-    if (item.kind == Kind::newaxis) {
+    if (item.kind == IndexItem::Kind::newaxis) {
       expanded.push_back(1);
-      item.kind = Kind::all;
+      item.kind = IndexItem::Kind::all;
     } else {
       expanded.push_back(x.shape()[next++]);
     }
   }
-  Array<T> y = expanded.size() == x.shape().size() ? x : lax::reshape(x, expanded);
+  return expanded.size() == x.shape().size() ? x : lax::reshape(x, expanded);
+}
 
-  // Basic indexing: one slice (a negative step reverses the axis first), then the integers' axes squeezed.
+/// Basic indexing, an item per axis of `y`: one slice (a negative step
+/// reverses the axis first), then the integers' axes squeezed.
+template <Element T>
+Array<T> basic_index(Array<T> y, std::vector<IndexItem> const& items) {
+  using Kind = IndexItem::Kind;
+  Shape const shape = y.shape();
   auto const rank = items.size();
-  Axes start(rank, 0), limit(expanded.begin(), expanded.end()), stride(rank, 1), squeezed;
+  Axes start(rank, 0), limit(shape.begin(), shape.end()), stride(rank, 1), squeezed;
   bool whole = true;
   for (std::size_t k = 0; k < rank; ++k) {
-    auto const n = expanded[k];
+    auto const n = shape[k];
     auto const& item = items[k];
     if (item.kind == Kind::integer) {
       check_axis_not_empty(n, k);
@@ -244,12 +249,12 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
   }
   if (!whole) y = lax::slice(y, start, limit, stride);
   if (!squeezed.empty()) y = lax::squeeze(y, squeezed);
+  return y;
+}
 
-  // Advanced indexing (no axis was squeezed: integers are arrays here).
-  std::vector<std::size_t> indexed;
-  for (std::size_t k = 0; k < rank; ++k)
-    if (items[k].kind == Kind::array) indexed.push_back(k);
-  if (indexed.empty()) return y;
+/// The shape the index arrays at `indexed` broadcast to, with JAX's error
+/// when they do not.
+inline Shape index_arrays_shape(std::vector<IndexItem> const& items, std::vector<std::size_t> const& indexed) {
   Shape common = items[indexed[0]].array.shape();
   try {
     for (auto k : indexed) common = broadcast_shapes(common, items[k].array.shape(), "indexing");
@@ -260,6 +265,41 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     os << "]";
     throw Error(os.str());
   }
+  return common;
+}
+
+/// One flat index over the axes of `y` at `indexed`, row-major, from their
+/// index arrays broadcast to `common` (negative ones counted from the end,
+/// then clamped); with `drop`, where every part is in range; and how many
+/// positions the flat index ranges over.
+template <Element T>
+auto flat_index(Array<T> const& y, std::vector<IndexItem> const& items, std::vector<std::size_t> const& indexed,
+                Shape const& common, bool drop) {
+  using Index = detail::dependent_t<T, std::int32_t>;
+  using Mask = detail::dependent_t<T, bool>;
+  Array<Index> flat = numpy::zeros<Index>(common);
+  Array<Mask> valid = numpy::full<Mask>(common, true);
+  std::int64_t merged = 1;
+  for (auto k = indexed.rbegin(); k != indexed.rend(); ++k) {
+    auto const n = y.shape()[*k];
+    auto idx = numpy::broadcast_to(items[*k].array, common);
+    idx = numpy::where(idx < 0, idx + static_cast<Index>(n), idx);
+    if (drop) valid = valid & (idx >= 0) & (idx < static_cast<Index>(n));
+    flat = flat + numpy::clip(idx, 0, static_cast<Index>(n - 1)) * static_cast<Index>(merged);
+    merged *= n;
+  }
+  return std::tuple{flat, valid, merged};
+}
+
+/// Advanced indexing of `y` (an item per axis; integers are arrays here) by
+/// the index arrays at `indexed`: their axes merged into one, read by one
+/// take, the index arrays' broadcast shape in their place.
+template <Element T>
+Array<T> advanced_index(Array<T> y, std::vector<IndexItem> const& items, std::vector<std::size_t> const& indexed,
+                        bool drop) {
+  using Kind = IndexItem::Kind;
+  auto const rank = items.size();
+  auto const common = index_arrays_shape(items, indexed);
   // The indexed axes together, where the first stood if they were adjacent in the index, else in front.
   bool const adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
   auto const at = adjacent ? static_cast<std::int64_t>(indexed.front()) : 0;
@@ -276,18 +316,7 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     out.insert(out.begin() + at, common.begin(), common.end());
     return numpy::full<T>(out, static_cast<compute_t<T>>(drop ? -1 : 0));
   }
-  // One flat index over the indexed axes, row-major; `valid` where every part is in range.
-  Array<Index> flat = numpy::zeros<Index>(common);
-  Array<Mask> valid = numpy::full<Mask>(common, true);
-  std::int64_t merged = 1;
-  for (auto k = indexed.rbegin(); k != indexed.rend(); ++k) {
-    auto const n = y.shape()[*k];
-    auto idx = numpy::broadcast_to(items[*k].array, common);
-    idx = numpy::where(idx < 0, idx + static_cast<Index>(n), idx);
-    if (drop) valid = valid & (idx >= 0) & (idx < static_cast<Index>(n));
-    flat = flat + numpy::clip(idx, 0, static_cast<Index>(n - 1)) * static_cast<Index>(merged);
-    merged *= n;
-  }
+  auto const [flat, valid, merged] = flat_index(y, items, indexed, common, drop);
   Axes perm;
   for (std::size_t k = 0; k < rank; ++k)
     if (items[k].kind != Kind::array) perm.push_back(static_cast<std::int64_t>(k));
@@ -305,6 +334,27 @@ Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop)
     out = numpy::where(lax::reshape(valid, where_shape), out, static_cast<compute_t<T>>(-1));
   }
   return out;
+}
+
+/// x[items] as numpy and JAX read it. Integers, slices, `all` and `newaxis`
+/// are basic indexing (slice, squeeze, reshape: views). Integer arrays are
+/// advanced indexing: broadcast together, they pick elements by one gather
+/// over the axes they index, merged into one; their broadcast shape stands
+/// where they stood if they were adjacent in the index, else in front (an
+/// integer beside an array counts as a 0-d array). Out-of-range indices
+/// clamp, as JAX's get does; with `drop` (x holding positions, for an
+/// update) those of an integer array give -1 instead, and integers are read
+/// as 0-d arrays.
+template <Element T>
+Array<T> index_array(Array<T> const& x, std::vector<IndexItem> items, bool drop) {
+  complete_index_items<T>(x.ndim(), items, drop);
+  auto y = basic_index(with_new_axes(x, items), items);
+  // Under advanced indexing no axis was squeezed: the items still match y's axes.
+  std::vector<std::size_t> indexed;
+  for (std::size_t k = 0; k < items.size(); ++k)
+    if (items[k].kind == IndexItem::Kind::array) indexed.push_back(k);
+  if (indexed.empty()) return y;
+  return advanced_index(std::move(y), items, indexed, drop);
 }
 
 template <Element T, IndexLike... I>

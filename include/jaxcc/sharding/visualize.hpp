@@ -48,22 +48,12 @@ inline std::string repeat(std::string const& s, std::int64_t n) {
   return out;
 }
 
-}  // namespace jaxcc::detail
+/// The distinct parts of an array, by their (row, column) of chunks.
+using DiagramParts = std::map<std::pair<std::int64_t, std::int64_t>, DiagramPart>;
 
-namespace jaxcc::debug {
-
-/// The diagram for an array of `shape` (1-D or 2-D) laid out by `sharding`.
-inline std::string sharding_diagram(Shape const& shape, NamedSharding const& sharding) {
-  if (shape.size() < 1 || shape.size() > 2)
-    throw Error("`visualize_sharding` only works for shapes with 1 and 2 dimensions.");
-  constexpr std::int64_t min_width = 9, max_width = 80;
-  constexpr double height_to_width_ratio = 2.5;
-  std::int64_t const base_height = 10;
-  double const aspect_ratio = static_cast<double>(shape.size() == 2 ? shape[1] : 1) / static_cast<double>(shape[0]);
-  auto const base_width = static_cast<std::int64_t>(static_cast<double>(base_height) * aspect_ratio);
-
-  // Each distinct part, by its (row, column) of chunks.
-  std::map<std::pair<std::int64_t, std::int64_t>, detail::DiagramPart> parts;
+/// The parts of an array of `shape` (1-D or 2-D) that `sharding` lays out.
+inline DiagramParts diagram_parts(Shape const& shape, NamedSharding const& sharding) {
+  DiagramParts parts;
   for (auto const& held : sharding.devices_indices_map(shape)) {
     // Named, not structured bindings: clang before 16 cannot capture those in lambdas.
     auto const& ranges = held.second;
@@ -83,38 +73,62 @@ inline std::string sharding_diagram(Shape const& shape, NamedSharding const& sha
     }
     part.devices.insert(held.first.id);
   }
+  return parts;
+}
+
+/// A part's cell: its devices' label, padded as JAX computes it for a
+/// diagram whose whole array is `base_width` by `base_height`.
+inline DiagramCell diagram_cell(DiagramPart const& part, std::int64_t base_width, std::int64_t base_height) {
+  constexpr std::int64_t min_width = 9, max_width = 80;
+  constexpr double height_to_width_ratio = 2.5;
+  std::string label;
+  for (char ch : Device::platform) label += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  label += ' ';
+  bool first = true;
+  for (int id : part.devices) label += (first ? "" : ",") + std::to_string(id), first = false;
+  auto width = static_cast<std::int64_t>(part.width * static_cast<double>(base_width) * height_to_width_ratio);
+  auto const height = part.height < 0 ? 1 : static_cast<std::int64_t>(part.height * static_cast<double>(base_height));
+  width = std::min(std::max(width, min_width), max_width);
+  auto const [left, h_rem] = floor_divmod(width - static_cast<std::int64_t>(label.size()) - 2, 2);
+  auto const [top, v_rem] = floor_divmod(height - 2, 2);
+  return {label, std::max<std::int64_t>(top, 0), std::max<std::int64_t>(left + h_rem, 0),
+          std::max<std::int64_t>(top + v_rem, 0), std::max<std::int64_t>(left, 0)};
+}
+
+/// The diagram's cells, row by row, with each column's width (its widest
+/// cell's) and each row's height (its highest cell's: cells align to the top).
+struct DiagramGrid {
+  std::vector<std::vector<DiagramCell>> cells;
+  std::vector<std::int64_t> col_width, row_height;
+};
+
+/// The parts' cells, each in its row and column of chunks.
+inline DiagramGrid diagram_grid(DiagramParts const& parts, std::int64_t base_width, std::int64_t base_height) {
   std::int64_t rows = 0, cols = 0;
   for (auto const& [at, part] : parts) rows = std::max(rows, at.first + 1), cols = std::max(cols, at.second + 1);
-
-  // Each cell's padding as JAX computes it; a column is as wide as its
-  // widest cell, a row as high as its highest (cells align to the top).
-  using Cell = detail::DiagramCell;
-  std::vector<std::vector<Cell>> cells(static_cast<std::size_t>(rows));
-  std::vector<std::int64_t> col_width(static_cast<std::size_t>(cols), 0), row_height(static_cast<std::size_t>(rows), 0);
+  DiagramGrid grid{std::vector<std::vector<DiagramCell>>(static_cast<std::size_t>(rows)),
+                   std::vector<std::int64_t>(static_cast<std::size_t>(cols), 0),
+                   std::vector<std::int64_t>(static_cast<std::size_t>(rows), 0)};
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j) {
-      auto const& part = parts.at({i, j});
-      std::string label;
-      for (char ch : Device::platform) label += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      label += ' ';
-      bool first = true;
-      for (int id : part.devices) label += (first ? "" : ",") + std::to_string(id), first = false;
-      auto width = static_cast<std::int64_t>(part.width * static_cast<double>(base_width) * height_to_width_ratio);
-      auto const height = part.height < 0 ? 1 : static_cast<std::int64_t>(part.height * static_cast<double>(base_height));
-      width = std::min(std::max(width, min_width), max_width);
-      auto const [left, h_rem] = detail::floor_divmod(width - static_cast<std::int64_t>(label.size()) - 2, 2);
-      auto const [top, v_rem] = detail::floor_divmod(height - 2, 2);
-      Cell cell{label, std::max<std::int64_t>(top, 0), std::max<std::int64_t>(left + h_rem, 0),
-                std::max<std::int64_t>(top + v_rem, 0), std::max<std::int64_t>(left, 0)};
+      auto cell = diagram_cell(parts.at({i, j}), base_width, base_height);
       auto const ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j);
-      col_width[uj] = std::max(col_width[uj], cell.left + static_cast<std::int64_t>(cell.label.size()) + cell.right);
-      row_height[ui] = std::max(row_height[ui], cell.top + 1 + cell.bottom);
-      cells[ui].push_back(std::move(cell));
+      auto const width = cell.left + static_cast<std::int64_t>(cell.label.size()) + cell.right;
+      grid.col_width[uj] = std::max(grid.col_width[uj], width);
+      grid.row_height[ui] = std::max(grid.row_height[ui], cell.top + 1 + cell.bottom);
+      grid.cells[ui].push_back(std::move(cell));
     }
+  return grid;
+}
 
+/// The box-drawn grid, as rich draws a table without color.
+inline std::string draw_diagram(DiagramGrid const& grid) {
+  auto const& cells = grid.cells;
+  auto const& col_width = grid.col_width;
+  auto const& row_height = grid.row_height;
   auto const border = [&](char const* l, char const* m, char const* r) {
     std::string line = l;
-    for (std::size_t j = 0; j < col_width.size(); ++j) line += (j ? m : "") + detail::repeat("─", col_width[j]);
+    for (std::size_t j = 0; j < col_width.size(); ++j) line += (j ? m : "") + repeat("─", col_width[j]);
     return line + r + "\n";
   };
   std::string out = border("┌", "┬", "┐");
@@ -139,6 +153,20 @@ inline std::string sharding_diagram(Shape const& shape, NamedSharding const& sha
     }
   }
   return out + border("└", "┴", "┘");
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::debug {
+
+/// The diagram for an array of `shape` (1-D or 2-D) laid out by `sharding`.
+inline std::string sharding_diagram(Shape const& shape, NamedSharding const& sharding) {
+  if (shape.size() < 1 || shape.size() > 2)
+    throw Error("`visualize_sharding` only works for shapes with 1 and 2 dimensions.");
+  std::int64_t const base_height = 10;
+  double const aspect_ratio = static_cast<double>(shape.size() == 2 ? shape[1] : 1) / static_cast<double>(shape[0]);
+  auto const base_width = static_cast<std::int64_t>(static_cast<double>(base_height) * aspect_ratio);
+  return detail::draw_diagram(detail::diagram_grid(detail::diagram_parts(shape, sharding), base_width, base_height));
 }
 
 /// Print sharding_diagram(shape, sharding) (jax.debug.visualize_sharding).
