@@ -255,10 +255,11 @@ class FusedRunT {
     SmallVector<Periodic, 8> periodic;
     SmallVector<std::uint32_t, 8> streamed;
   };
-  /// The values of a call with these inputs and outputs; `dense` keeps the
-  /// dense copies of strided inputs.
-  CallValues call_values(std::span<AnyArray const> inputs, SmallVector<void*, 8> const& out_data,
-                         std::vector<AnyArray>& dense) const;
+  /// The inputs' values in `call`, which is sized for every value here;
+  /// `dense` keeps the dense copies of strided inputs.
+  void add_inputs(CallValues& call, std::span<AnyArray const> inputs, std::vector<AnyArray>& dense) const;
+  /// The outputs' values in `call`, after the inputs'.
+  void add_outputs(CallValues& call, SmallVector<void*, 8> const& out_data) const;
 
   /// Values are numbered inputs, then outputs, then scratch slots.
   std::uint32_t value_of(Ref r) const {
@@ -334,30 +335,23 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::place_outputs(std::span<AnyArray const> 
 }
 
 template <class V>
-JAXCC_RUNTIME_INLINE auto FusedRunT<V>::call_values(std::span<AnyArray const> inputs,
-                                                    SmallVector<void*, 8> const& out_data,
-                                                    std::vector<AnyArray>& dense) const -> CallValues {
+JAXCC_RUNTIME_INLINE void FusedRunT<V>::add_inputs(CallValues& call, std::span<AnyArray const> inputs,
+                                                   std::vector<AnyArray>& dense) const {
+  auto const n_values = inputs_.size() + outputs_.size() + scratch_slots_;
+  call.base.assign(n_values, nullptr);
+  call.steps.assign(n_values, 1);
   // Each input is read as one value (one element, or every stride 0: a
   // broadcast scalar) or as a dense row, whole or periodically; a strided
   // view is copied dense.
-  SmallVector<void const*, 16> in_data;
-  SmallVector<std::uint8_t, 16> in_dense;
-  for (auto const& in : inputs) {
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    auto const& in = inputs[i];
     bool const scalar = in.size() == 1 || broadcast_scalar(in);
     if (!scalar && !contiguous(in))
       dense.push_back(as_contiguous(in));
-    in_data.push_back(data_of(scalar || contiguous(in) ? in : dense.back()));
-    in_dense.push_back(!scalar || shape_.numel() == 1);
-  }
-  auto const n_in = inputs_.size(), n_out = outputs_.size(), n_values = n_in + n_out + scratch_slots_;
-  CallValues call;
-  call.base.assign(n_values, nullptr);
-  call.steps.assign(n_values, 1);
-  for (std::size_t i = 0; i < n_in; ++i) {
-    call.base[i] = in_data[i];
+    call.base[i] = data_of(scalar || contiguous(in) ? in : dense.back());
     auto const bytes = static_cast<std::int64_t>(item_size(inputs_[i].dtype));
     auto const& read = inputs_[i].read;
-    if (!in_dense[i]) call.steps[i] = 0;
+    if (scalar && shape_.numel() != 1) call.steps[i] = 0;
     else if (read.form == RunInput::Form::whole) call.moving.push_back({static_cast<std::uint32_t>(i), bytes});
     else if (read.form != RunInput::Form::one) {
       bool const repeat = read.form == RunInput::Form::repeat;
@@ -365,16 +359,20 @@ JAXCC_RUNTIME_INLINE auto FusedRunT<V>::call_values(std::span<AnyArray const> in
       call.periodic.push_back({static_cast<std::uint32_t>(i), bytes, read.unit, repeat});
     }
   }
-  // Inputs read from memory are fetched ahead (RowPrefetch); large outputs
-  // are written through a scratch slot with streaming stores.
+  // Inputs read from memory are fetched ahead (RowPrefetch).
   call.read_rows = call.moving.size();
-  for (std::size_t k = 0; k < n_out; ++k) {
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE void FusedRunT<V>::add_outputs(CallValues& call, SmallVector<void*, 8> const& out_data) const {
+  // Large outputs are written through a scratch slot with streaming stores.
+  auto const n_in = inputs_.size();
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
     call.base[n_in + k] = out_data[k];
     auto const bytes = static_cast<std::int64_t>(item_size(outputs_[k]));
     if (bytes * shape_.numel() >= streaming_bytes) call.streamed.push_back(static_cast<std::uint32_t>(k));
     else call.moving.push_back({static_cast<std::uint32_t>(n_in + k), bytes});
   }
-  return call;
 }
 
 template <class V>
@@ -382,8 +380,10 @@ JAXCC_RUNTIME_INLINE void FusedRunT<V>::run(std::span<AnyArray const> inputs, st
                                             std::span<AnyArray const* const> into) const {
   SmallVector<void*, 8> out_data;
   place_outputs(inputs, out, into, out_data);
+  CallValues call;
   std::vector<AnyArray> dense;
-  auto const call = call_values(inputs, out_data, dense);
+  add_inputs(call, inputs, dense);
+  add_outputs(call, out_data);
   auto const n_in = inputs_.size(), n_out = outputs_.size();
   auto const n = shape_.numel();
   // A fold over every axis: its partial results, one per chunk. Over the
