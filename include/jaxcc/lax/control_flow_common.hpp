@@ -28,8 +28,6 @@
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/primitives/transpose.hpp"
-// trace_call.hpp's array_leaves walks trees with tree::for_each_leaf but
-// does not include its header.
 #include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/tree/flatten.hpp"
 #include "jaxcc/tree/map.hpp"
@@ -226,7 +224,8 @@ struct ControlFlowBatchingOps {
     }
     if constexpr (std::same_as<T, std::int32_t>) {
       ops.clamp = [](AnyArray const& x, std::int64_t lo, std::int64_t hi) -> AnyArray {
-        return Array<T>(binary<primitives::min_p>(binary<primitives::max_p>(x.as<T>(), static_cast<T>(lo)), static_cast<T>(hi)));
+        auto const at_least_lo = binary<primitives::max_p>(x.as<T>(), static_cast<T>(lo));
+        return Array<T>(binary<primitives::min_p>(at_least_lo, static_cast<T>(hi)));
       };
       ops.equals = [](AnyArray const& x, std::int64_t value) { return Array<bool>(x.as<T>() == static_cast<T>(value)); };
     }
