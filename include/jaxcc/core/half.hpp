@@ -77,7 +77,9 @@ inline float float16_value_portable(std::uint16_t h) noexcept {
 /// rounds the same and keeps a NaN's payload), else the integer version.
 inline std::uint16_t float16_bits(float f) noexcept {
 #if defined(__F16C__)
-  return static_cast<std::uint16_t>(_cvtss_sh(f, 0));
+  // Not _cvtss_sh: clang's is a macro with a compound literal at -O0, which
+  // -Wpedantic rejects.
+  return static_cast<std::uint16_t>(_mm_cvtsi128_si32(_mm_cvtps_ph(_mm_set_ss(f), 0)));
 #else
   return float16_bits_portable(f);
 #endif

@@ -387,10 +387,12 @@ JAXCC_RUNTIME_INSTANCE(class ProgramPrimitiveT<void>)
 using ProgramPrimitive = ProgramPrimitiveT<>;
 
 /// `program` applied to `inputs` (broadcast together), with a region's
-/// compiled loops or none: recorded in the innermost trace among them, or
-/// run (a region's on concrete inputs laid out on a mesh, partitioned over
-/// it as an eager op is). A program that only passes one of its inputs on,
-/// already of the result's shape, gives that input.
+/// compiled loops or none (then the interpreter runs it), through the one
+/// bind path (graph/bind_target.hpp): recorded in the innermost trace among
+/// them, or, for a region's on concrete inputs laid out on a mesh,
+/// partitioned over it as an eager op is, or run. A program that only
+/// passes one of its inputs on, already of the result's shape, gives that
+/// input.
 template <class>
 AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyArray> inputs,
                        std::shared_ptr<CompiledRegion const> region) {
@@ -400,24 +402,24 @@ AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyAr
     auto const& passed = program->values[result.args[0]];
     if (passed.kind == ProgramValue::Kind::input && inputs[passed.args[0]].shape() == shape) return inputs[passed.args[0]];
   }
-  graph::InnermostTrace innermost;
-  bool sharded = false;
-  for (auto const& in : inputs) {
-    innermost.see(graph::var_of(in));
-    sharded = sharded || jaxcc::detail::impl_of(in).sharding != nullptr;
-  }
-  auto* trace = innermost.get();
-  if (!trace && !region) return run_program(*program, inputs, shape);
-  auto const apply_sharded = graph::sharded_apply().load(std::memory_order_acquire);
-  if (!trace && !(sharded && apply_sharded)) return region->evaluate(region->region.get(), inputs);
-  auto const dtype = program->dtype();
-  std::vector<Shape> shapes;
-  for (auto const& in : inputs) shapes.push_back(in.shape());
-  std::shared_ptr<graph::PrimitiveBase const> primitive =
-      std::make_shared<ProgramPrimitive const>(std::move(program), std::move(shapes), region);
-  if (trace) return graph::Trace::traced_any(graph::record_equation(*trace, std::move(primitive), inputs, dtype, shape));
-  if (auto out = apply_sharded(primitive, inputs)) return *std::move(out);
-  return region->evaluate(region->region.get(), inputs);
+  auto const primitive = [&]() -> std::shared_ptr<graph::PrimitiveBase const> {
+    std::vector<Shape> shapes;
+    for (auto const& in : inputs) shapes.push_back(in.shape());
+    return std::make_shared<ProgramPrimitive const>(program, std::move(shapes), region);
+  };
+  auto const record = [&](graph::Trace& trace) {
+    return graph::Trace::traced_any(graph::record_equation(trace, primitive(), inputs, program->dtype(), shape));
+  };
+  auto const partition = [&]() -> std::optional<AnyArray> {
+    auto const apply_sharded = graph::sharded_apply().load(std::memory_order_acquire);
+    if (!region || !apply_sharded) return std::nullopt;
+    return apply_sharded(primitive(), inputs);
+  };
+  auto const run = [&] {
+    if (region) return region->evaluate(region->region.get(), inputs);
+    return run_program(*program, inputs, shape);
+  };
+  return graph::bind_to(graph::target_of_arrays(inputs), record, partition, run);
 }
 JAXCC_RUNTIME_INSTANCE(AnyArray apply_program<void>(std::shared_ptr<Program const>, std::vector<AnyArray>,
                                                     std::shared_ptr<CompiledRegion const>))

@@ -67,6 +67,7 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/graph/bind_target.hpp"
 #include "jaxcc/graph/program.hpp"  // expansion_jvp, expansion_vjp
 #include "jaxcc/graph/trace.hpp"
 
@@ -222,13 +223,12 @@ void for_each_operand_array(F&& f, Operands const&... operands) {
   (detail::operand_traits<Operands>::each(operands, f), ...);
 }
 
-/// The innermost active trace among the operands' traces, or null when all
-/// are concrete. Costs no allocation on the concrete path.
+/// Where an application to these operands goes (graph/bind_target.hpp).
 template <class... Operands>
-Trace* find_trace(Operands const&... operands) {
-  InnermostTrace innermost;
-  for_each_operand_array([&](auto const& a) { innermost.see(detail::ArrayAccess::impl(a).var); }, operands...);
-  return innermost.get();
+BindTarget target_of(Operands const&... operands) {
+  BindTarget target;
+  for_each_operand_array([&](auto const& a) { target.see(detail::ArrayAccess::impl(a)); }, operands...);
+  return target;
 }
 
 /// An application's primitive object, held through its base: every
@@ -252,14 +252,6 @@ using ShardedApply = std::optional<AnyArray> (*)(std::shared_ptr<PrimitiveBase c
 inline std::atomic<ShardedApply>& sharded_apply() {
   static std::atomic<ShardedApply> apply{nullptr};
   return apply;
-}
-
-/// Whether an operand array is laid out on a mesh.
-template <class... Operands>
-bool any_sharded(Operands const&... operands) {
-  bool any = false;
-  for_each_operand_array([&](auto const& a) { any = any || detail::ArrayAccess::impl(a).sharding != nullptr; }, operands...);
-  return any;
 }
 
 /// P applied to operands of which some are laid out on a mesh, run
@@ -614,17 +606,17 @@ class PrimitiveOf final : public PrimitiveBase {
 };
 
 /// The shape rule first (bad input fails before any work is done, naming
-/// the shapes), then a record in the innermost trace of the operands, or the
-/// application partitioned over the mesh an operand is laid out on, or the
-/// kernel.
+/// the shapes), then the one bind path (graph/bind_target.hpp): a record in
+/// the innermost trace of the operands, or the application partitioned over
+/// the mesh an operand is laid out on, or the kernel.
 template <class P, class... Operands>
 JAXCC_RUNTIME_INLINE auto PrimitiveOf<P, Operands...>::bind(Params const& params,
     Operands const&... operands) -> out_type {
   auto out_shape = P::shape_rule(params, operands...);
-  if (auto* trace = find_trace(operands...)) return record<P>(*trace, params, std::move(out_shape), operands...);
-  if (any_sharded(operands...)) [[unlikely]]
-    if (auto out = apply_sharded<P>(params, operands...)) return *std::move(out);
-  return P::impl(params, std::move(out_shape), operands...);
+  return bind_to(
+      target_of(operands...), [&](Trace& trace) { return record<P>(trace, params, std::move(out_shape), operands...); },
+      [&] { return apply_sharded<P>(params, operands...); },
+      [&] { return P::impl(params, std::move(out_shape), operands...); });
 }
 
 }  // namespace jaxcc::graph

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/graph/bind_target.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
 
@@ -129,24 +130,25 @@ inline std::vector<MaybeArray> expansion_vjp(FlatFunction const& expand, std::sp
   return cts;
 }
 
-/// Apply a program-carrying primitive: recorded in the innermost trace
-/// among the operands if any is traced, else computed by `compute`.
+/// Apply a call primitive (cond, scan, a closed call...) through the one
+/// bind path (graph/bind_target.hpp): recorded in the innermost trace among
+/// the operands, else computed by `compute` (its equations, bound each in
+/// turn, are partitioned themselves where their operands lie on a mesh).
 template <class Compute>
 std::vector<AnyArray> apply(std::shared_ptr<PrimitiveBase const> const& primitive, std::span<AnyArray const> operands,
                             std::span<Aval const> out_avals, Compute&& compute) {
-  InnermostTrace innermost;
-  for (auto const& op : operands) innermost.see(var_of(op));
-  Trace* trace = innermost.get();
-  if (!trace) return compute();
-  std::vector<VarPtr> in, out;
-  for (auto const& op : operands) in.push_back(trace->var_for(op));
-  std::vector<AnyArray> results;
-  for (auto const& a : out_avals) {
-    out.push_back(trace->new_var(a.dtype, a.shape));
-    results.push_back(Trace::traced_any(out.back()));
-  }
-  trace->record(primitive, std::move(in), std::move(out));
-  return results;
+  auto const record = [&](Trace& trace) {
+    std::vector<VarPtr> in, out;
+    for (auto const& op : operands) in.push_back(trace.var_for(op));
+    std::vector<AnyArray> results;
+    for (auto const& a : out_avals) {
+      out.push_back(trace.new_var(a.dtype, a.shape));
+      results.push_back(Trace::traced_any(out.back()));
+    }
+    trace.record(primitive, std::move(in), std::move(out));
+    return results;
+  };
+  return bind_to(target_of_arrays(operands), record, no_partition, std::forward<Compute>(compute));
 }
 
 }  // namespace jaxcc::graph

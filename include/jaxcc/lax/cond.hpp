@@ -91,15 +91,19 @@ using CondCall = CondCallT<>;
 /// values the branches close over, then the operands; branches in index
 /// order (false, then true).
 template <class>
-class CondCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<CondCallT<>> {
+class CondCallT final : public graph::CallPrimitive<CondCallT<>> {
  public:
   explicit CondCallT(std::vector<graph::Program> branches) : branches_(std::move(branches)) {}
   std::string_view name() const override { return "cond"; }
-  std::string params_string() const override { return {}; }
+  std::vector<graph::Program const*> called() const override {
+    std::vector<graph::Program const*> programs;
+    for (auto const& b : branches_) programs.push_back(&b);
+    return programs;
+  }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
     auto const avals = output_avals(branches_[0]);
-    return graph::apply(shared_from_this(), inputs, avals, [&] {
+    return this->apply(inputs, avals, [&] {
       auto const last = static_cast<std::int32_t>(branches_.size()) - 1;
       auto const index = std::clamp(inputs[0].as<std::int32_t>().item(), 0, last);
       return graph::run(branches_[static_cast<std::size_t>(index)], inputs.subspan(1));
@@ -163,10 +167,6 @@ class CondCallT final : public graph::PrimitiveBase, public std::enable_shared_f
       return batched_body(b, op_dims, inst, axis);
     });
     return {bind_cond(inputs[0].as<std::int32_t>(), std::move(bodies), ops), front_dims(out_mapped)};
-  }
-
-  bool binds_axis(std::string_view axis_name) const override {
-    return std::any_of(branches_.begin(), branches_.end(), [&](auto const& b) { return program_binds_axis(b, axis_name); });
   }
 
   void print(graph::JaxprSink& w, std::span<std::string const> inputs,

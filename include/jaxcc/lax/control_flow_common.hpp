@@ -19,6 +19,7 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/batch.hpp"
+#include "jaxcc/graph/call_primitive.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/lax/elementwise.hpp"
@@ -284,13 +285,6 @@ inline std::vector<graph::BatchDim> front_dims(std::vector<bool> const& mapped) 
   std::vector<graph::BatchDim> out;
   for (bool m : mapped) out.push_back(m ? graph::BatchDim(0) : graph::not_mapped);
   return out;
-}
-
-/// Whether a program holds a collective over the named axis (then vmap must
-/// batch the call that carries it even when no operand is mapped).
-inline bool program_binds_axis(graph::Program const& p, std::string_view axis_name) {
-  return std::any_of(p.trace->equations.begin(), p.trace->equations.end(),
-                     [&](graph::Equation const& eq) { return eq.primitive->binds_axis(axis_name); });
 }
 
 // ---- JAX's type checks --------------------------------------------------------

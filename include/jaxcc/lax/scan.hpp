@@ -74,17 +74,17 @@ using ScanCall = ScanCallT<>;
 /// The scan primitive: operands consts, initial carry, xs; outputs the final
 /// carry, then the stacked ys. The body's inputs are consts, carry, x.
 template <class>
-class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<ScanCallT<>> {
+class ScanCallT final : public graph::CallPrimitive<ScanCallT<>> {
  public:
   ScanCallT(graph::Program body, ScanParams params) : body_(std::move(body)), params_(params) {}
   std::string_view name() const override { return "scan"; }
-  std::string params_string() const override { return {}; }
+  std::vector<graph::Program const*> called() const override { return {&body_}; }
   graph::Program const* subprogram() const override { return &body_; }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
     auto avals = output_avals(body_);
     for (auto i = params_.num_carry; i < avals.size(); ++i) avals[i].shape.insert(avals[i].shape.begin(), params_.length);
-    return graph::apply(shared_from_this(), inputs, avals, [&] { return run_steps(inputs); });
+    return this->apply(inputs, avals, [&] { return run_steps(inputs); });
   }
 
   std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
@@ -187,7 +187,6 @@ class ScanCallT final : public graph::PrimitiveBase, public std::enable_shared_f
     }
   }
 
-  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(body_, axis_name); }
 
   void print(graph::JaxprSink& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {

@@ -34,16 +34,16 @@ using WhileCall = WhileCallT<>;
 /// The while primitive: operands the cond program's consts, the body
 /// program's consts, then the initial carry; outputs the final carry.
 template <class>
-class WhileCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<WhileCallT<>> {
+class WhileCallT final : public graph::CallPrimitive<WhileCallT<>> {
  public:
   WhileCallT(graph::Program cond, std::size_t cond_nconsts, graph::Program body, std::size_t body_nconsts)
       : cond_(std::move(cond)), body_(std::move(body)), cond_nconsts_(cond_nconsts), body_nconsts_(body_nconsts) {}
   std::string_view name() const override { return "while"; }
-  std::string params_string() const override { return {}; }
+  std::vector<graph::Program const*> called() const override { return {&cond_, &body_}; }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
     auto const avals = output_avals(body_);
-    return graph::apply(shared_from_this(), inputs, avals, [&] { return run_steps(inputs); });
+    return this->apply(inputs, avals, [&] { return run_steps(inputs); });
   }
 
   std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
@@ -161,10 +161,6 @@ class WhileCallT final : public graph::PrimitiveBase, public std::enable_shared_
         },
         step_avals);
     return {bind_while(std::move(any_holds), cond_consts, std::move(step), step_consts, carry), front_dims(carry_mapped)};
-  }
-
-  bool binds_axis(std::string_view axis_name) const override {
-    return program_binds_axis(cond_, axis_name) || program_binds_axis(body_, axis_name);
   }
 
   void print(graph::JaxprSink& w, std::span<std::string const> inputs,

@@ -39,15 +39,19 @@
 
 namespace jaxcc::detail {
 
-/// Record collective P in the innermost trace; the axis must be bound.
-/// With no trace active it runs: that is a device's part of a shard_map.
+/// Collective P through the one bind path (graph/bind_target.hpp), its
+/// target the innermost trace, which binds its axis (the axis must be
+/// bound); with no trace active it runs: that is a device's part of a
+/// shard_map.
 template <class P, class... Operands>
 auto bind_collective(typename P::Params const& params, Operands const&... operands) {
   graph::find_axis(params.axis_name);
   auto out_shape = P::shape_rule(params, operands...);
   auto const& stack = trace_stack();
-  if (stack.empty()) return P::impl(params, std::move(out_shape), operands...);
-  return graph::record<P>(*stack.back(), params, std::move(out_shape), operands...);
+  return graph::bind_to(
+      graph::BindTarget(stack.empty() ? nullptr : stack.back()),
+      [&](graph::Trace& trace) { return graph::record<P>(trace, params, std::move(out_shape), operands...); },
+      graph::no_partition, [&] { return P::impl(params, std::move(out_shape), operands...); });
 }
 
 inline std::string axis_names_string(std::string const& name) { return "axes=('" + name + "',)"; }

@@ -23,6 +23,7 @@
 
 #include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/devices/spmd.hpp"
+#include "jaxcc/graph/call_primitive.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
@@ -143,7 +144,7 @@ using ShardMapCall = ShardMapCallT<>;
 /// The shard_map equation: the per-device program, the mesh and a spec per
 /// input and per output array.
 template <class>
-class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<ShardMapCallT<>> {
+class ShardMapCallT final : public graph::CallPrimitive<ShardMapCallT<>> {
  public:
   ShardMapCallT(graph::Program program, Mesh mesh, std::vector<P> in_specs, std::vector<P> out_specs)
       : mesh_(std::move(mesh)), in_specs_(std::move(in_specs)), out_specs_(std::move(out_specs)), plan_(std::move(program), {}, graph::Plan::Outputs::into_given) {
@@ -175,10 +176,11 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
     };
     return "mesh=" + to_string(mesh_) + " in_specs=" + specs(in_specs_) + " out_specs=" + specs(out_specs_);
   }
+  std::vector<graph::Program const*> called() const override { return {&plan_.program()}; }
   graph::Program const* subprogram() const override { return &plan_.program(); }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
-    return graph::apply(shared_from_this(), inputs, out_avals_, [&] { return run(inputs); });
+    return this->apply(inputs, out_avals_, [&] { return run(inputs); });
   }
 
   /// The tangents come from a shard_map of the program's JVP, with each
@@ -273,7 +275,6 @@ class ShardMapCallT final : public graph::PrimitiveBase, public std::enable_shar
                                                      std::move(out_specs));
     return {call->evaluate(operands), front_dims(batched.out_mapped)};
   }
-  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(plan_.program(), axis_name); }
 
   /// Inside a sharded jit over the same mesh axes: the operands laid out
   /// as in_specs, and the per-device program inlined on them; the outputs

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/graph/call_primitive.hpp"
 #include "jaxcc/graph/microbatch.hpp"
 #include "jaxcc/graph/plan.hpp"
 #include "jaxcc/graph/program.hpp"
@@ -30,7 +31,7 @@ class ClosedCallT;
 using ClosedCall = ClosedCallT<>;
 
 template <class>
-class ClosedCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<ClosedCallT<>> {
+class ClosedCallT final : public graph::CallPrimitive<ClosedCallT<>> {
  public:
   /// `name` is what make_jaxpr prints: "jit", "checkpoint". `donated[i]`:
   /// input i's buffer may hold an output when run concretely.
@@ -40,7 +41,7 @@ class ClosedCallT final : public graph::PrimitiveBase, public std::enable_shared
         microbatched_(graph::MicrobatchedPlan::planned(plan_.program())),
         out_avals_(output_avals(plan_.program())) {}
   std::string_view name() const override { return name_; }
-  std::string params_string() const override { return {}; }
+  std::vector<graph::Program const*> called() const override { return {&plan_.program()}; }
   graph::Program const* subprogram() const override { return &plan_.program(); }
   std::span<graph::Fusion const> subprogram_fusions() const override { return plan_.fusions(); }
   graph::Plan const& plan() const noexcept { return plan_; }
@@ -49,7 +50,7 @@ class ClosedCallT final : public graph::PrimitiveBase, public std::enable_shared
   std::optional<graph::MicrobatchedPlan> const& microbatched() const noexcept { return microbatched_; }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
-    return graph::apply(shared_from_this(), inputs, out_avals_, [&] {
+    return this->apply(inputs, out_avals_, [&] {
       std::vector<AnyArray> out;
       run(inputs, out);
       return out;
@@ -78,7 +79,6 @@ class ClosedCallT final : public graph::PrimitiveBase, public std::enable_shared
     auto call = std::make_shared<ClosedCall const>(name_, std::move(batched.body.program));
     return {call->evaluate(operands), front_dims(batched.out_mapped)};
   }
-  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(plan_.program(), axis_name); }
 
  private:
   void run(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "jaxcc/core/runtime_compiled.hpp"
+#include "jaxcc/graph/call_primitive.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
@@ -50,7 +51,7 @@ using BatchedCall = BatchedCallT<>;
 /// custom_vjp's fwd and bwd, a custom_jvp's rule). Operands are the batched
 /// program's consts, then the inner call's operands.
 template <class>
-class BatchedCallT final : public graph::PrimitiveBase, public std::enable_shared_from_this<BatchedCallT<>> {
+class BatchedCallT final : public graph::CallPrimitive<BatchedCallT<>> {
  public:
   /// `out_mapped`: which outputs are mapped (at axis 0); with `instantiate`
   /// all are, as JAX's custom_jvp makes them so that tangents fit.
@@ -59,11 +60,11 @@ class BatchedCallT final : public graph::PrimitiveBase, public std::enable_share
       : inner_(std::move(inner)), program_(std::move(program)), in_dims_(std::move(in_dims)),
         out_mapped_(std::move(out_mapped)), instantiate_(instantiate), axis_(std::move(axis)) {}
   std::string_view name() const override { return inner_->name(); }
-  std::string params_string() const override { return {}; }
+  std::vector<graph::Program const*> called() const override { return {&program_}; }
   graph::Program const* subprogram() const override { return &program_; }
 
   std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
-    return graph::apply(shared_from_this(), inputs, output_avals(program_), [&] { return graph::run(program_, inputs); });
+    return this->apply(inputs, output_avals(program_), [&] { return graph::run(program_, inputs); });
   }
 
   /// The inner JVP on one example, batched; tangents are mapped as their primals.
@@ -140,9 +141,8 @@ class BatchedCallT final : public graph::PrimitiveBase, public std::enable_share
 
   graph::Batched batch(std::span<AnyArray const> inputs, std::span<graph::BatchDim const> dims,
                        graph::AxisData const& axis) const override {
-    return batch_call(shared_from_this(), instantiate_, inputs, dims, axis);
+    return batch_call(this->shared_from_this(), instantiate_, inputs, dims, axis);
   }
-  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(program_, axis_name); }
 
  private:
   std::size_t inner_inputs() const { return inner_->subprogram()->trace->inputs.size(); }
@@ -212,23 +212,20 @@ graph::Batched batch_call(std::shared_ptr<graph::PrimitiveBase const> inner, boo
   return {call->evaluate(operands), std::move(out_dims)};
 }
 
-/// The common part of custom_vjp and custom_jvp calls: the traced function
-/// as a program, and how to run it.
-template <class Call>
-class CustomCallBase : public graph::PrimitiveBase {
+/// The common part of custom_vjp and custom_jvp calls (`Derived`): the
+/// traced function as a program, and how to run it.
+template <class Call, class Derived>
+class CustomCallBase : public graph::CallPrimitive<Derived> {
  public:
   CustomCallBase(Call call, graph::Program program, std::size_t num_argument_leaves)
       : call_(std::move(call)), program_(std::move(program)), num_argument_leaves_(num_argument_leaves) {}
-  std::string params_string() const override { return {}; }
+  std::vector<graph::Program const*> called() const override { return {&program_}; }
   graph::Program const* subprogram() const override { return &program_; }
-  bool binds_axis(std::string_view axis_name) const override { return program_binds_axis(program_, axis_name); }
+  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
+    return this->apply(inputs, output_avals(program_), [&] { return graph::run(program_, inputs); });
+  }
 
  protected:
-  std::vector<AnyArray> run_on(std::span<AnyArray const> inputs, std::shared_ptr<graph::PrimitiveBase const> self) const {
-    std::vector<graph::Aval> avals;
-    for (auto const& o : program_.outputs) avals.push_back(graph::aval_of(o));
-    return graph::apply(self, inputs, avals, [&] { return graph::run(program_, inputs); });
-  }
   auto arguments(std::span<AnyArray const> primals) const {
     return call_.arguments_with(primals.first(num_argument_leaves_));
   }
@@ -238,18 +235,14 @@ class CustomCallBase : public graph::PrimitiveBase {
 };
 
 template <class Call, class Fwd, class Bwd>
-class CustomVjpCall final : public CustomCallBase<Call>,
-                            public std::enable_shared_from_this<CustomVjpCall<Call, Fwd, Bwd>> {
-  using Base = CustomCallBase<Call>;
+class CustomVjpCall final : public CustomCallBase<Call, CustomVjpCall<Call, Fwd, Bwd>> {
+  using Base = CustomCallBase<Call, CustomVjpCall>;
 
  public:
   CustomVjpCall(Call call, graph::Program program, std::size_t n, Fwd fwd, Bwd bwd)
       : Base(std::move(call), std::move(program), n), fwd_(std::move(fwd)), bwd_(std::move(bwd)) {}
   std::string_view name() const override { return "custom_vjp_call"; }
 
-  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
-    return this->run_on(inputs, this->shared_from_this());
-  }
   std::vector<graph::MaybeArray> jvp(std::span<AnyArray const>, std::span<graph::MaybeArray const>,
                                      std::span<AnyArray const>) const override {
     throw Error("can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
@@ -284,17 +277,14 @@ class CustomVjpCall final : public CustomCallBase<Call>,
 };
 
 template <class Call, class JvpRule>
-class CustomJvpCall final : public CustomCallBase<Call>, public std::enable_shared_from_this<CustomJvpCall<Call, JvpRule>> {
-  using Base = CustomCallBase<Call>;
+class CustomJvpCall final : public CustomCallBase<Call, CustomJvpCall<Call, JvpRule>> {
+  using Base = CustomCallBase<Call, CustomJvpCall>;
 
  public:
   CustomJvpCall(Call call, graph::Program program, std::size_t n, JvpRule rule)
       : Base(std::move(call), std::move(program), n), rule_(std::move(rule)) {}
   std::string_view name() const override { return "custom_jvp_call"; }
 
-  std::vector<AnyArray> evaluate(std::span<AnyArray const> inputs) const override {
-    return this->run_on(inputs, this->shared_from_this());
-  }
   std::vector<graph::MaybeArray> jvp(std::span<AnyArray const> primals, std::span<graph::MaybeArray const> tangents,
                                      std::span<AnyArray const>) const override {
     auto args = this->arguments(primals);
