@@ -36,6 +36,7 @@
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/numpy/sorting.hpp"
 #include "jaxcc/numpy/dtype_queries.hpp"
+#include "jaxcc/numpy/array_text.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/primitives/dot_general.hpp"

@@ -133,6 +133,8 @@ reprs = {
     "float64 scalar 0.1": jnp.array(0.1),
     "bfloat16 [1.5, 2.25, -3]": jnp.array([1.5, 2.25, -3], jnp.bfloat16),
     "bfloat16 scalar 2.5": jnp.array(2.5, jnp.bfloat16),
+    "bfloat16 arange(24) * 0.140625": jnp.arange(24, dtype=jnp.bfloat16) * 0.140625,
+    "float32 arange(1001)": jnp.arange(1001, dtype=jnp.float32),
     "float16 [1.5, 2]": jnp.array([1.5, 2], jnp.float16),
     "int8 scalar 7": jnp.array(7, jnp.int8),
     "float32 zeros (0, 3)": jnp.zeros((0, 3), jnp.float32),
@@ -146,10 +148,27 @@ reprs = {
     "float32 [[1e-5, 2], [3, 4e5]]": jnp.array([[1e-5, 2], [3, 4e5]], jnp.float32),
     "uint32 [[1, 2], [3, 4]] (2, 2, 1)": jnp.array([[1, 2], [3, 4]], jnp.uint32).reshape(2, 2, 1),
 }
+
+
+class ArrayImpl(np.ndarray):
+    """JAX's array class's name on a numpy array of the same values."""
+
+
+def array_text(x):
+    if x.dtype == jnp.bfloat16 and x.ndim:
+        # JAX's array_repr and array_str of a bfloat16 array index it
+        # element by element and print each element as a JAX array; jaxcc
+        # prints numpy's text of the values, under JAX's class name.
+        v = np.asarray(x).view(ArrayImpl)
+        return np.array_repr(v), np.array_str(v)
+    # JAX's array_str of a 0-d array raises (numpy indexes it as an ndarray).
+    return jnp.array_repr(x), jnp.array_str(x) if x.ndim else ""
+
+
 lines.append("#define JAXCC_GOLDEN_ARRAY_TEXT \\")
 for k, x in reprs.items():
-    s = jnp.array_str(x) if x.ndim else ""
-    lines.append(f'  {{"{k}", {c_string(jnp.array_repr(x))}, {c_string(s)}}}, \\')
+    r, s = array_text(x)
+    lines.append(f'  {{"{k}", {c_string(r)}, {c_string(s)}}}, \\')
 lines.append("")
 
 
