@@ -115,20 +115,23 @@ TEST_CASE("finfo and iinfo are jnp.finfo and jnp.iinfo for every element type", 
   static_assert(jnp::iinfo<std::uint8_t>::max == 255);
 }
 
-TEST_CASE("promote_types is jnp.promote_types for every pair, and promote_t at compile time", "[dtype_queries][golden]") {
+TEST_CASE("promote_types is jnp.promote_types for every pair, and promote_t at compile time",
+          "[dtype_queries][golden]") {
   std::vector<Promotion> const table = {JAXCC_GOLDEN_PROMOTION};
   REQUIRE(table.size() == all_dtypes.size() * all_dtypes.size());
   for (auto const& p : table) {
     INFO(p.a << " " << p.b);
     CHECK(jaxcc::name(jnp::promote_types(dtype_named(p.a), dtype_named(p.b))) == p.result);
   }
-  static_assert(jnp::promote_types(DType::uint8, DType::int8) == jaxcc::dtype_of<jaxcc::promote_t<std::uint8_t, std::int8_t>>);
+  static_assert(jnp::promote_types(DType::uint8, DType::int8) ==
+                jaxcc::dtype_of<jaxcc::promote_t<std::uint8_t, std::int8_t>>);
   static_assert(jnp::promote_types(DType::bfloat16, DType::float16) ==
                 jaxcc::dtype_of<jaxcc::promote_t<jaxcc::bfloat16, jaxcc::float16>>);
   static_assert(jnp::promote_types(DType::uint32, DType::int32) == DType::int64);
 }
 
-TEST_CASE("result_type of dtypes, arrays and scalars is jnp.result_type with 32-bit defaults", "[dtype_queries][golden]") {
+TEST_CASE("result_type of dtypes, arrays and scalars is jnp.result_type with 32-bit defaults",
+          "[dtype_queries][golden]") {
   std::vector<ResultTypeCase> const cases = {JAXCC_GOLDEN_RESULT_TYPE};
   auto const i8 = jnp::zeros<std::int8_t>({2});
   auto const u8 = jnp::zeros<std::uint8_t>({2});
