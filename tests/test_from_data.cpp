@@ -2,17 +2,20 @@
 // against JAX's and numpy's arrays (tests/golden/dtype_queries_cases.py):
 // every dtype, counts and offsets, numpy's separator rules; fromfile reads the
 // same bytes and texts from a file; then the errors.
+#include "catch.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <jaxcc/jaxcc.hpp>
-#include <jaxcc/testing/catch.hpp>
+#include <limits>
 #include <list>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
+#include <jaxcc/jaxcc.hpp>
+#include <jaxcc/testing/catch.hpp>
+
 #include "support.hpp"
 
 namespace test_from_data {

@@ -6,6 +6,7 @@
 // defaults), in the machine's byte order.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
