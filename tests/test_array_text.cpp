@@ -57,6 +57,8 @@ std::map<std::string, std::function<std::pair<std::string, std::string>()>> cons
       {"int64 arange(1200) (2, 600)", [=] { return both(jnp::reshape(jnp::arange<std::int64_t>(1200), {2, 600})); }},
       {"float64 arange(20) (4, 5) * 1.5", [=] { return both(jnp::reshape(jnp::arange<double>(20), {4, 5}) * 1.5); }},
       {"int32 arange(30) * 1000", [=] { return both(jnp::arange<std::int32_t>(30) * 1000); }},
+      {"int32 arange(13)", [=] { return both(jnp::arange<std::int32_t>(13)); }},
+      {"int8 arange(13)", [=] { return both(jnp::arange<std::int8_t>(13)); }},
       {"float32 [[1e-5, 2], [3, 4e5]]", [=] { return both(jnp::array<float>({{1e-5f, 2.f}, {3.f, 4e5f}})); }},
       {"uint32 [[1, 2], [3, 4]] (2, 2, 1)",
        [=] { return both(jnp::reshape(jnp::array<std::uint32_t>({{1, 2}, {3, 4}}), {2, 2, 1})); }},

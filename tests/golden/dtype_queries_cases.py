@@ -145,6 +145,9 @@ reprs = {
     "int64 arange(1200) (2, 600)": jnp.arange(1200, dtype=jnp.int64).reshape(2, 600),
     "float64 arange(20) (4, 5) * 1.5": jnp.arange(20.0).reshape(4, 5) * 1.5,
     "int32 arange(30) * 1000": jnp.arange(30, dtype=jnp.int32) * 1000,
+    # The dtype just past 75 columns (it wraps), and just within them.
+    "int32 arange(13)": jnp.arange(13, dtype=jnp.int32),
+    "int8 arange(13)": jnp.arange(13, dtype=jnp.int8),
     "float32 [[1e-5, 2], [3, 4e5]]": jnp.array([[1e-5, 2], [3, 4e5]], jnp.float32),
     "uint32 [[1, 2], [3, 4]] (2, 2, 1)": jnp.array([[1, 2], [3, 4]], jnp.uint32).reshape(2, 2, 1),
 }
