@@ -65,7 +65,7 @@ constexpr bool is_signed_integer(DType d) {
 constexpr bool is_unsigned_integer(DType d) { return d == DType::uint8 || d == DType::uint32; }
 
 /// numpy's order of kinds for "same_kind" casts: bool, unsigned, signed, floating.
-constexpr int cast_kind(DType d) {
+constexpr int numpy_cast_kind(DType d) {
   return d == DType::bool_ ? 0 : is_unsigned_integer(d) ? 1 : is_signed_integer(d) ? 2 : 3;
 }
 
@@ -74,7 +74,7 @@ constexpr int cast_kind(DType d) {
 /// float holding ints of its size (16-bit floats: 1 byte, float32: 2,
 /// float64: 8, int64 included); a float to a wider float, but not between
 /// float16 and bfloat16.
-constexpr bool safe_cast(DType from, DType to) {
+constexpr bool numpy_safe_cast(DType from, DType to) {
   if (from == to || from == DType::bool_) return true;
   if (to == DType::bool_) return false;
   auto const from_size = item_size(from), to_size = item_size(to);
@@ -114,7 +114,7 @@ constexpr DTypeCategoryId category_parent(DTypeCategoryId c) {
 
 /// 2^e as a float of type T (e within T's normal exponents), exact.
 template <FloatElement T>
-constexpr T power_of_two(int e) {
+constexpr T finfo_power_of_two(int e) {
   if constexpr (std::floating_point<T>) {
     T v = 1;
     for (; e > 0; --e) v *= 2;
@@ -129,7 +129,7 @@ constexpr T power_of_two(int e) {
 
 /// A positive normal double rounded to nearest (ties to even) in T, at compile time.
 template <FloatElement T>
-constexpr T round_to(double v) {
+constexpr T finfo_round(double v) {
   if constexpr (std::floating_point<T>) {
     return static_cast<T>(v);
   } else {
@@ -171,8 +171,8 @@ struct finfo {
   static constexpr int minexp = limits::min_exponent - 1;
   /// Decimal digits: int(-log10(eps)).
   static constexpr int precision = nmant * 30103 / 100000;
-  static constexpr T eps = detail::power_of_two<T>(machep);
-  static constexpr T epsneg = detail::power_of_two<T>(negep);
+  static constexpr T eps = detail::finfo_power_of_two<T>(machep);
+  static constexpr T epsneg = detail::finfo_power_of_two<T>(negep);
   static constexpr T max = limits::max();
   static constexpr T min = limits::lowest();
   static constexpr T tiny = limits::min();
@@ -182,7 +182,7 @@ struct finfo {
   static constexpr T resolution = [] {
     double r = 1;
     for (int i = 0; i < precision; ++i) r /= 10;
-    return detail::round_to<T>(r);
+    return detail::finfo_round<T>(r);
   }();
 };
 
@@ -222,8 +222,9 @@ constexpr DType result_type(Args const&... args) {
 /// (bool, unsigned, signed, floating), "unsafe" any.
 constexpr bool can_cast(DType from, DType to, std::string_view casting = "safe") {
   if (casting == "no" || casting == "equiv") return from == to;
-  if (casting == "safe") return detail::safe_cast(from, to);
-  if (casting == "same_kind") return detail::safe_cast(from, to) || detail::cast_kind(from) <= detail::cast_kind(to);
+  if (casting == "safe") return detail::numpy_safe_cast(from, to);
+  if (casting == "same_kind")
+    return detail::numpy_safe_cast(from, to) || detail::numpy_cast_kind(from) <= detail::numpy_cast_kind(to);
   if (casting == "unsafe") return true;
   throw Error("can_cast: casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' (got '" +
               std::string(casting) + "')");

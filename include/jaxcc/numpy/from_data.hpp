@@ -52,7 +52,7 @@ concept RangeOf = requires(R& r) {
   static_cast<T>(*std::begin(r));
 };
 
-inline bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+inline bool is_text_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
 /// numpy's text reader for one element at `s` (its fromstr: leading
 /// whitespace skipped; integers in base 10, wrapping to T, unsigned ones
@@ -62,7 +62,7 @@ inline bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)
 template <Element T>
 std::size_t parse_text_element(std::string_view s, T& out) {
   std::size_t i = 0;
-  while (i < s.size() && is_space(s[i])) ++i;
+  while (i < s.size() && is_text_space(s[i])) ++i;
   bool const negative = i < s.size() && s[i] == '-';
   if (i < s.size() && s[i] == '+' && ++i < s.size() && s[i] == '-') return 0;
   char const* first = s.data() + i;
@@ -99,9 +99,9 @@ std::size_t parse_text_element(std::string_view s, T& out) {
 /// any whitespace, or none), with one added at either end.
 inline std::string clean_separator(std::string_view sep) {
   std::string out;
-  if (!sep.empty() && !is_space(sep.front())) out += ' ';
+  if (!sep.empty() && !is_text_space(sep.front())) out += ' ';
   for (auto c : sep) {
-    if (!is_space(c))
+    if (!is_text_space(c))
       out += c;
     else if (out.empty() || out.back() != ' ')
       out += ' ';
@@ -119,7 +119,7 @@ inline int skip_separator(std::string_view text, std::size_t& pos, std::string_v
     if (pos >= text.size()) return -1;
     if (k == sep.size()) return pos != from ? 0 : -2;
     if (sep[k] == ' ') {
-      if (!is_space(text[pos])) {
+      if (!is_text_space(text[pos])) {
         ++k;
         continue;
       }
@@ -136,7 +136,8 @@ inline int skip_separator(std::string_view text, std::size_t& pos, std::string_v
 /// elements (all where negative), until the text ends. Text that stops
 /// matching raises numpy's error.
 template <Element T>
-std::vector<T> read_text(std::string_view text, std::int64_t count, std::string_view sep, std::string_view op) {
+std::vector<T> read_text_elements(std::string_view text, std::int64_t count, std::string_view sep,
+                                  std::string_view op) {
   auto const clean = clean_separator(sep);
   std::vector<T> values;
   std::size_t pos = 0;
@@ -146,7 +147,7 @@ std::vector<T> read_text(std::string_view text, std::int64_t count, std::string_
     auto const used = parse_text_element(text.substr(pos), v);
     if (used == 0) {
       std::size_t rest = pos;
-      while (rest < text.size() && is_space(text[rest])) ++rest;
+      while (rest < text.size() && is_text_space(text[rest])) ++rest;
       stop = rest >= text.size() ? -1 : -2;
       break;
     }
@@ -227,7 +228,7 @@ Array<T> fromstring(std::string_view string, std::int64_t count, std::string_vie
     throw Error(
         "fromstring: don't know how to read character strings with that array type (bfloat16; numpy reads "
         "no text into ml_dtypes' types)");
-  auto const values = detail::read_text<T>(string, count, sep, "fromstring");
+  auto const values = detail::read_text_elements<T>(string, count, sep, "fromstring");
   if (count >= 0 && static_cast<std::int64_t>(values.size()) < count)
     throw Error("fromstring: string is smaller than requested size: " + std::to_string(count) +
                 " elements requested, " + std::to_string(values.size()) + " read");
@@ -263,7 +264,7 @@ Array<T> fromfile(std::string const& file, std::int64_t count = -1, std::string_
     return detail::array_from_bytes<T>(bytes.data() + offset, count < 0 ? whole : std::min(count, whole));
   }
   std::string_view const text(reinterpret_cast<char const*>(bytes.data()), bytes.size());
-  return detail::array_from_values(detail::read_text<T>(text, count, sep, "fromfile"));
+  return detail::array_from_values(detail::read_text_elements<T>(text, count, sep, "fromfile"));
 }
 
 /// np.fromiter(iter, dtype, count) (JAX leaves jnp.fromiter unimplemented):
