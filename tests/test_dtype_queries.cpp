@@ -167,6 +167,9 @@ TEST_CASE("result_type of dtypes, arrays and scalars is jnp.result_type with 32-
     CHECK(computed[i].first == args);
     CHECK(jaxcc::name(computed[i].second) == cases[i].result);
   }
+  // An AnyArray gives its run-time dtype.
+  CHECK(jnp::result_type(jaxcc::AnyArray(u8), 2.0, DType::int8) == DType::float32);
+  CHECK(jnp::result_type(jaxcc::AnyArray(u8), DType::int8) == DType::int16);
   // A 16-bit float scalar keeps its dtype, as jnp.bfloat16(1) does.
   CHECK(jnp::result_type(jaxcc::bfloat16(1), 2) == DType::bfloat16);
   // Equal to promote_weak_t at compile time.

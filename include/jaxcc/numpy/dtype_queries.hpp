@@ -40,7 +40,8 @@ constexpr DType lattice_dtype(Lattice::Node n) {
 }
 
 /// An argument of result_type as a node of the lattice: a dtype, an array's
-/// dtype, a 16-bit float scalar's dtype, or a C++ scalar's weak type.
+/// dtype (an Array or AnyArray), a 16-bit float scalar's dtype, or a C++
+/// scalar's weak type.
 template <class A>
 constexpr Lattice::Node lattice_node(A const& a) {
   using V = std::remove_cvref_t<A>;
@@ -53,9 +54,9 @@ constexpr Lattice::Node lattice_node(A const& a) {
   } else if constexpr (Scalar<V>) {
     return std::is_floating_point_v<V> ? Lattice::f_ : Lattice::i_;
   } else {
-    static_assert(requires { { V::dtype() } -> std::same_as<DType>; },
+    static_assert(requires { { a.dtype() } -> std::same_as<DType>; },
                   "jnp::result_type takes dtypes, arrays and scalars");
-    return Lattice::of(V::dtype());
+    return Lattice::of(a.dtype());
   }
 }
 
