@@ -341,7 +341,6 @@ namespace jaxcc::detail {
 /// takes each of the run's tiles in one piece.
 inline constexpr std::int64_t program_tile = 512;
 
-
 }  // namespace jaxcc::detail
 
 namespace jaxcc::fusion {
@@ -403,8 +402,6 @@ void run_program_row(Program const& p, void const* const* inputs, std::int64_t c
     }
   }
 }
-JAXCC_RUNTIME_INSTANCE(void run_program_row<void>(Program const&, void const* const*, std::int64_t const*, void*,
-                                                  std::int64_t))
 
 /// `p` on concrete inputs, as an array of `shape` (the inputs' broadcast).
 /// Allocates only the result: jit's steady state runs programs.
@@ -488,6 +485,5 @@ AnyArray run_program(Program const& p, std::span<AnyArray const> inputs, Shape c
   });
   return out;
 }
-JAXCC_RUNTIME_INSTANCE(AnyArray run_program<void>(Program const&, std::span<AnyArray const>, Shape const&))
 
 }  // namespace jaxcc::fusion

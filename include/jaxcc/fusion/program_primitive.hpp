@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "jaxcc/core/any_array.hpp"
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/fusion/program.hpp"
 #include "jaxcc/graph/primitive_of.hpp"
 #include "jaxcc/graph/trace.hpp"
@@ -100,9 +99,6 @@ std::shared_ptr<Program const> tangent_program(Program const& p, std::span<std::
   if (t == Program::none) return nullptr;
   return std::make_shared<Program const>(std::move(b).finish(t));
 }
-JAXCC_RUNTIME_INSTANCE(std::shared_ptr<Program const> tangent_program<void>(Program const&,
-                                                                            std::span<std::uint8_t const>,
-                                                                            std::span<DType const>))
 
 /// The tangent of `p`'s result from its inputs' primals and tangents.
 template <class = void>
@@ -126,8 +122,6 @@ graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primal
   if (!program) return std::nullopt;
   return apply_program(program, std::move(inputs));
 }
-JAXCC_RUNTIME_INSTANCE(graph::MaybeArray program_jvp<void>(Program const&, std::span<AnyArray const>,
-                                                           std::span<graph::MaybeArray const>))
 
 /// The cotangent of each wanted float input of `p` from its result's
 /// cotangent `ct`: the tangent with `ct` as that input's (an elementwise
@@ -157,8 +151,6 @@ std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct,
   }
   return out;
 }
-JAXCC_RUNTIME_INSTANCE(std::vector<graph::MaybeArray> program_vjp<void>(Program const&, AnyArray const&,
-                                                                        std::span<AnyArray const>, graph::Wanted))
 
 /// The shape `inputs` broadcast to together.
 inline Shape broadcast_shape_of(std::span<AnyArray const> inputs) {
@@ -197,8 +189,6 @@ void print_program(graph::JaxprSink& w, Program const& p, std::span<Shape const>
     }
   }
 }
-JAXCC_RUNTIME_INSTANCE(void print_program<void>(graph::JaxprSink&, Program const&, std::span<Shape const>,
-                                                std::span<std::string const>, graph::Var const&))
 
 /// A recorded application of a program: one elementwise equation, which
 /// jit runs inside a fused run. A region's runs on the region's compiled
@@ -383,7 +373,6 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
   std::vector<Shape> input_shapes_;
   std::shared_ptr<CompiledRegion const> region_;  // null: run by the interpreter
 };
-JAXCC_RUNTIME_INSTANCE(class ProgramPrimitiveT<void>)
 using ProgramPrimitive = ProgramPrimitiveT<>;
 
 /// `program` applied to `inputs` (broadcast together), with a region's
@@ -421,7 +410,5 @@ AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyAr
   };
   return graph::bind_to(graph::target_of_arrays(inputs), record, partition, run);
 }
-JAXCC_RUNTIME_INSTANCE(AnyArray apply_program<void>(std::shared_ptr<Program const>, std::vector<AnyArray>,
-                                                    std::shared_ptr<CompiledRegion const>))
 
 }  // namespace jaxcc::fusion

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "jaxcc/core/error.hpp"
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/axis_env.hpp"
 #include "jaxcc/graph/batch_dim.hpp"
 #include "jaxcc/graph/interpret.hpp"
@@ -79,7 +78,5 @@ Batched batch_program(Program const& p, std::span<AnyArray const> inputs, std::s
   }
   return out;
 }
-JAXCC_RUNTIME_INSTANCE(Batched batch_program<void>(Program const&, std::span<AnyArray const>, std::span<BatchDim const>,
-                                                   AxisData const&))
 
 }  // namespace jaxcc::graph

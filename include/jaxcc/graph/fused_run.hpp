@@ -471,7 +471,6 @@ JAXCC_RUNTIME_INLINE bool FusedRunT<V>::reusable(std::span<AnyArray const> input
     if (i != donor && buffer_of(inputs[i]) == buffer_of(in)) return false;
   return true;
 }
-JAXCC_RUNTIME_INSTANCE(class FusedRunT<void>)
 using FusedRun = FusedRunT<>;
 
 }  // namespace jaxcc::detail

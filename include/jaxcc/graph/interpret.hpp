@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "jaxcc/core/any_array.hpp"
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 
@@ -59,7 +58,6 @@ Env evaluate(Trace const& trace, std::span<AnyArray const> inputs) {
   }
   return env;
 }
-JAXCC_RUNTIME_INSTANCE(Env evaluate<void>(Trace const&, std::span<AnyArray const>))
 
 /// a + b for cotangents or tangents of one Var (empty = zero).
 inline MaybeArray add_maybe(MaybeArray const& a, MaybeArray const& b) {
@@ -94,8 +92,6 @@ std::vector<MaybeArray> forward_tangents(Trace const& trace, Env const& env,
   }
   return tangent;
 }
-JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> forward_tangents<void>(Trace const&, Env const&,
-                                                                      std::span<MaybeArray const>))
 
 /// Reverse mode: cotangents of the inputs, given cotangents of some Vars
 /// (`seed`, by Var id). Each equation whose outputs carry a cotangent is
@@ -143,7 +139,5 @@ std::vector<MaybeArray> backward(Trace const& trace, Env const& env, std::vector
   for (auto const& v : trace.inputs) result.push_back(cotangent[v->id]);
   return result;
 }
-JAXCC_RUNTIME_INSTANCE(std::vector<MaybeArray> backward<void>(Trace const&, Env const&, std::vector<MaybeArray>,
-                                                              Wanted))
 
 }  // namespace jaxcc::graph

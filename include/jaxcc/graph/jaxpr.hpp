@@ -53,7 +53,6 @@ std::string python_float_repr(double v) {
   }
   return out;
 }
-JAXCC_RUNTIME_INSTANCE(std::string python_float_repr<void>(double))
 
 /// make_jaxpr's writer: the names of the values it has printed, and the
 /// equations of each program being printed.
@@ -226,7 +225,6 @@ JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::lambda(std::string const& cons
   for (auto const& e : eqns) text += "\n    " + indent(e, 4);
   return text + "\n  in " + outs + " }";
 }
-JAXCC_RUNTIME_INSTANCE(class JaxprWriterT<void>)
 using JaxprWriter = JaxprWriterT<>;
 
 }  // namespace jaxcc::graph

@@ -479,7 +479,6 @@ JAXCC_RUNTIME_INLINE void MicrobatchedPlanT<V>::run(std::span<AnyArray const> in
     out.push_back(var && var->trace_id == trace.id() ? *values[var->id] : o);
   }
 }
-JAXCC_RUNTIME_INSTANCE(class MicrobatchedPlanT<void>)
 using MicrobatchedPlan = MicrobatchedPlanT<>;
 
 }  // namespace jaxcc::graph

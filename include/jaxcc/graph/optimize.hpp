@@ -16,7 +16,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/trace.hpp"
 
 namespace jaxcc::detail {
@@ -137,7 +136,6 @@ void eliminate_common_subexpressions(Program& p) {
   trace.equations = std::move(kept);
   for (auto& o : p.outputs) o = subst(o, trace.id());
 }
-JAXCC_RUNTIME_INSTANCE(void eliminate_common_subexpressions<void>(Program&))
 
 /// Drop equations and constants that no output depends on.
 template <class = void>
@@ -157,7 +155,6 @@ void eliminate_dead_code(Program& p) {
   trace.equations.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));
   std::erase_if(trace.captures, [&](Capture const& c) { return !live[c.var->id]; });
 }
-JAXCC_RUNTIME_INSTANCE(void eliminate_dead_code<void>(Program&))
 
 /// The rewrites jit applies, in order.
 template <class = void>
@@ -165,6 +162,5 @@ void optimize(Program& p) {
   eliminate_common_subexpressions(p);
   eliminate_dead_code(p);
 }
-JAXCC_RUNTIME_INSTANCE(void optimize<void>(Program&))
 
 }  // namespace jaxcc::graph

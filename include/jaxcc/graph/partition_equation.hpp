@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/trace.hpp"
 
@@ -72,7 +71,5 @@ Partitioned partition_equation(Equation const& eq, std::vector<AnyArray> parts, 
   for (auto const& o : eq.outputs) whole.push_back(Layout::replicated(o->shape.size()));
   return {eq.primitive->evaluate(parts), std::move(whole)};
 }
-JAXCC_RUNTIME_INSTANCE(Partitioned partition_equation<void>(Equation const&, std::vector<AnyArray>,
-                                                            std::vector<Layout> const&, Resharder const&))
 
 }  // namespace jaxcc::graph

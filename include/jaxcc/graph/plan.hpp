@@ -306,7 +306,6 @@ JAXCC_RUNTIME_INLINE void PlanT<V>::add_fused_run(std::size_t first, std::size_t
   add_step(nullptr, std::move(run), inputs, outputs, last - 1);
   if (last - first >= 2) fusions_.push_back({first, last, std::move(inputs), std::move(outputs)});
 }
-JAXCC_RUNTIME_INSTANCE(class PlanT<void>)
 using Plan = PlanT<>;
 
 }  // namespace jaxcc::graph

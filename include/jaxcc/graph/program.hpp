@@ -12,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/bind_target.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
@@ -56,7 +55,6 @@ Program trace_program(FlatFunction const& fn, std::span<Aval const> arguments, s
   trace->captures = std::move(constants);
   return {std::move(trace), std::move(outputs), arguments.size()};
 }
-JAXCC_RUNTIME_INSTANCE(Program trace_program<void>(FlatFunction const&, std::span<Aval const>, std::vector<AnyArray>&))
 
 /// Run a program on concrete or traced inputs (arguments, then closure).
 inline std::vector<AnyArray> run(Program const& p, std::span<AnyArray const> inputs, Env* keep = nullptr) {

@@ -21,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/lax/elementwise.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
@@ -219,7 +218,6 @@ class CondCallT final : public graph::CallPrimitive<CondCallT<>> {
 
   std::vector<graph::Program> branches_;
 };
-JAXCC_RUNTIME_INSTANCE(class CondCallT<void>)
 
 /// Apply a cond. Each branch's program gets the same inputs: the union of
 /// what the branches close over (one input per closed-over value), then args.

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "jaxcc/core/any_array.hpp"
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/call_primitive.hpp"
 #include "jaxcc/graph/program.hpp"
@@ -241,7 +240,6 @@ struct ControlFlowBatchingOps {
 
 // Installed by the batching rules of control flow and custom rules; where the
 // runtime is linked, it holds these operations at every dtype.
-JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::ControlFlowBatchingOps>())
 
 namespace jaxcc::detail {
 
@@ -277,8 +275,6 @@ BatchedBody batched_body(graph::Program const& p, std::span<graph::BatchDim cons
   auto body = trace_body(fn, arguments);
   return {std::move(body), std::move(out_mapped)};
 }
-JAXCC_RUNTIME_INSTANCE(BatchedBody batched_body<void>(graph::Program const&, std::span<graph::BatchDim const>,
-                                                      std::vector<bool> const&, graph::AxisData const&))
 
 /// Axis 0 where `mapped`, else not mapped: the dims a batched body's outputs have.
 inline std::vector<graph::BatchDim> front_dims(std::vector<bool> const& mapped) {

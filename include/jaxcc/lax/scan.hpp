@@ -19,7 +19,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
 
@@ -187,7 +186,6 @@ class ScanCallT final : public graph::CallPrimitive<ScanCallT<>> {
     }
   }
 
-
   void print(graph::JaxprSink& w, std::span<std::string const> inputs,
              std::span<graph::VarPtr const> outputs) const override {
     print_call(w, "scan", inputs, outputs, [&] {
@@ -320,7 +318,6 @@ class ScanCallT final : public graph::CallPrimitive<ScanCallT<>> {
   graph::Program body_;
   ScanParams params_;
 };
-JAXCC_RUNTIME_INSTANCE(class ScanCallT<void>)
 
 /// Apply a scan of `body` to args (explicit consts, carry, xs); the values
 /// the body closes over go first among the consts.

@@ -15,7 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/lax/control_flow_common.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
 
@@ -194,7 +193,6 @@ class WhileCallT final : public graph::CallPrimitive<WhileCallT<>> {
   graph::Program cond_, body_;
   std::size_t cond_nconsts_, body_nconsts_;
 };
-JAXCC_RUNTIME_INSTANCE(class WhileCallT<void>)
 
 /// Apply a while loop; each program's closed-over values go first among its consts.
 template <class>

@@ -4,8 +4,7 @@
 // tangent builder, are declared extern here: a translation unit that binds
 // one does not compile its rules, nor the rules those reach; the library
 // holds them, compiled once (runtime/runtime_instances.hpp lists them; the
-// type-erased machinery is declared extern where it is defined,
-// core/runtime_compiled.hpp). Without it nothing changes: the
+// type-erased machinery, runtime/machinery.hpp). Without it nothing changes: the
 // headers alone are the library. <jaxcc/jaxcc.hpp> includes this last.
 #pragma once
 
@@ -43,6 +42,7 @@
 #include "jaxcc/primitives/svd.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 #include "jaxcc/primitives/triangular_solve.hpp"
+#include "jaxcc/runtime/machinery.hpp"
 #include "jaxcc/runtime/runtime_instances.hpp"
 #include "jaxcc/sharding/sharding_constraint.hpp"
 

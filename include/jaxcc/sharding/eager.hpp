@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "jaxcc/core/any_array.hpp"
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/devices/bits/device_threads.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
@@ -103,8 +102,6 @@ std::optional<AnyArray> apply_partitioned(std::shared_ptr<graph::PrimitiveBase c
   }
   return call->evaluate(operands).front();
 }
-JAXCC_RUNTIME_INSTANCE(std::optional<AnyArray> apply_partitioned<void>(std::shared_ptr<graph::PrimitiveBase const> const&,
-                                                                       std::span<AnyArray const>))
 
 /// Installed by device_put, shard_map and pmap, jit's out_shardings and
 /// with_sharding_constraint (declared in sharding/bits/spmd_ops.hpp).
@@ -115,6 +112,5 @@ void install_mesh_operations() {
   partitioned_call_hook().store(&partitioned_call<>, std::memory_order_release);
 }
 // It fills every dtype's mesh operations (SpmdOps): where the runtime is linked, the runtime holds it.
-JAXCC_RUNTIME_INSTANCE(void install_mesh_operations<void>())
 
 }  // namespace jaxcc::detail

@@ -20,7 +20,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/partition_equation.hpp"
 #include "jaxcc/graph/program.hpp"
@@ -160,8 +159,6 @@ std::optional<Mesh> mesh_of(std::vector<AnyArray> const& operands, std::optional
   }
   return mesh;
 }
-JAXCC_RUNTIME_INSTANCE(std::optional<Mesh> mesh_of<void>(std::vector<AnyArray> const&,
-                                                         std::optional<NamedSharding> const&))
 
 /// How jit reaches partitioned_call: installed with the mesh operations
 /// (install_mesh_operations), wherever arrays first meet a mesh, so that a
@@ -205,9 +202,5 @@ std::shared_ptr<graph::PrimitiveBase const> partitioned_call(graph::Program cons
   for (auto const& l : partitioned.out_layouts) out_specs.push_back(out ? out->spec() : spec_of(l));  // as asked for
   return std::make_shared<ShardMapCall const>(std::move(partitioned.body), mesh, std::move(in_specs), std::move(out_specs));
 }
-JAXCC_RUNTIME_INSTANCE(
-    std::shared_ptr<graph::PrimitiveBase const> partitioned_call<void>(graph::Program const&, Mesh const&,
-                                                                       std::vector<AnyArray> const&,
-                                                                       std::optional<NamedSharding> const&))
 
 }  // namespace jaxcc::detail

@@ -21,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/devices/spmd.hpp"
 #include "jaxcc/graph/call_primitive.hpp"
 #include "jaxcc/graph/optimize.hpp"
@@ -398,6 +397,5 @@ class ShardMapCallT final : public graph::CallPrimitive<ShardMapCallT<>> {
   std::vector<std::vector<std::uint8_t>> out_writers_;
   std::vector<std::uint8_t> out_whole_;  // per output: every device holds all of it
 };
-JAXCC_RUNTIME_INSTANCE(class ShardMapCallT<void>)
 
 }  // namespace jaxcc::detail

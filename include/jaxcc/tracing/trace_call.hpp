@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "jaxcc/core/any_array.hpp"
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/graph/trace.hpp"
@@ -77,7 +76,6 @@ struct ReverseOps {
 
 // Installed by every reverse-mode entry point; where the runtime is linked,
 // it holds these operations at every dtype.
-JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::ReverseOps>())
 
 namespace jaxcc::detail {
 

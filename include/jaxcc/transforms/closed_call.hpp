@@ -15,7 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/call_primitive.hpp"
 #include "jaxcc/graph/microbatch.hpp"
 #include "jaxcc/graph/plan.hpp"
@@ -91,6 +90,5 @@ class ClosedCallT final : public graph::CallPrimitive<ClosedCallT<>> {
   std::optional<graph::MicrobatchedPlan> microbatched_;
   std::vector<graph::Aval> out_avals_;
 };
-JAXCC_RUNTIME_INSTANCE(class ClosedCallT<void>)
 
 }  // namespace jaxcc::detail

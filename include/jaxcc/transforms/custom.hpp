@@ -20,7 +20,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/call_primitive.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
@@ -192,7 +191,6 @@ class BatchedCallT final : public graph::CallPrimitive<BatchedCallT<>> {
   bool instantiate_;
   graph::AxisData axis_;
 };
-JAXCC_RUNTIME_INSTANCE(class BatchedCallT<void>)
 
 /// A call primitive that carries its program (subprogram(), whose inputs
 /// are its operands) applied to a batch: one BatchedCall.

@@ -32,7 +32,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/optimize.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/kernels/scratch_vector.hpp"
@@ -267,10 +266,6 @@ std::pair<int, std::string> key_difference(JitKey const& now, JitKey const& befo
     }
   return {rank, explanation};
 }
-JAXCC_RUNTIME_INSTANCE(std::pair<int, std::string> key_difference<void>(JitKey const&, JitKey const&,
-                                                                        std::vector<std::string> const&,
-                                                                        std::vector<std::string> const&,
-                                                                        std::vector<std::string> const&))
 
 /// What a cache entry holds: the call, and the structure of f's output.
 /// (A jit call, or for arrays laid out on a mesh a partitioned shard_map.)
@@ -334,9 +329,6 @@ std::string JitCache::explain_miss(JitKey const& key, std::vector<std::string> c
   msg += "  all previously seen cache keys differ. For the closest previous key:\n  " + closest.second;
   return msg;
 }
-JAXCC_RUNTIME_INSTANCE(std::string JitCache::explain_miss<void>(JitKey const&, std::vector<std::string> const&,
-                                                               std::vector<std::string> const&,
-                                                               std::vector<std::string> const&) const)
 
 // What a jitted call does apart from calling f and rebuilding its output
 // depends on the arguments' types at most, not on f: written here once, so
@@ -434,9 +426,6 @@ std::shared_ptr<graph::PrimitiveBase const> compile_jit_call(graph::FlatFunction
   }
   return std::make_shared<ClosedCallT<Void> const>("jit", std::move(program), std::move(donated));
 }
-JAXCC_RUNTIME_INSTANCE(std::shared_ptr<graph::PrimitiveBase const> compile_jit_call<void>(
-    graph::FlatFunction const&, std::vector<AnyArray> const&, std::optional<NamedSharding> const&,
-    std::vector<std::uint8_t>, std::vector<AnyArray>&))
 
 }  // namespace detail
 

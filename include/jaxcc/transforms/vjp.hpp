@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/interpret.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
@@ -59,8 +58,6 @@ void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> const& out
     if (var && var->trace_id == trace.id()) seeds[var->id] = graph::add_maybe(seeds[var->id], ct);
   }
 }
-JAXCC_RUNTIME_INSTANCE(void seed_cotangents<void>(graph::Trace const&, std::vector<AnyArray> const&,
-                                                  std::vector<AnyArray> const&, std::vector<graph::MaybeArray>&))
 
 inline void check_grad_input(AnyArray const& leaf, std::string_view transform) {
   if (!is_floating(leaf.dtype()))

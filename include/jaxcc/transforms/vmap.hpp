@@ -24,7 +24,6 @@
 
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/none.hpp"
-#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/graph/batch.hpp"
 #include "jaxcc/graph/program.hpp"
 #include "jaxcc/graph/value_ops.hpp"
@@ -248,7 +247,6 @@ struct BatchingOps {
 
 // Installed by every vmap; with the runtime linked, the runtime holds it (and
 // the 16-bit floats' operations through float32 that it fills).
-JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::BatchingOps>())
 
 namespace jaxcc {
 namespace detail {
@@ -303,8 +301,6 @@ std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch(graph::FlatFunc
   auto result = graph::batch_program<Void>(program, inputs, dims, axis);
   return {program.outputs, std::move(result)};
 }
-JAXCC_RUNTIME_INSTANCE(std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch<void>(
-    graph::FlatFunction const&, std::vector<SpecifiedLeaf> const&, graph::AxisData const&))
 
 template <class F, class InAxes, class OutAxes>
 class Vmapped {
