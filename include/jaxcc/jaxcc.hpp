@@ -35,6 +35,7 @@
 #include "jaxcc/numpy/rearrange.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/numpy/sorting.hpp"
+#include "jaxcc/numpy/ufuncs.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/primitives/dot_general.hpp"

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <concepts>
@@ -188,10 +189,24 @@ struct mul_p {
     return std::nullopt;
   }
 };
-struct div_p {  // only built on floats: integer operands are converted first (true division)
+/// Floats: true division. Integers (lax.div, jnp.floor_divide): truncated,
+/// with XLA's values where C++'s are undefined: x / 0 is -1 (all bits set),
+/// and INT_MIN / -1 is INT_MIN.
+struct div_p {
   JAXCC_SAME_TYPE_OP("div")
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
-  template <class T> static T scalar(T a, T b) { return a / b; }
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (detail::is_int<T>) {
+      if (b == 0) return static_cast<T>(~T{0});
+      if constexpr (std::is_signed_v<T>)
+        if (b == -1) return static_cast<T>(std::make_unsigned_t<T>{0} - static_cast<std::make_unsigned_t<T>>(a));
+      return static_cast<T>(a / b);
+    } else if constexpr (std::same_as<T, bool>) {
+      return b ? a : true;
+    } else {
+      return a / b;
+    }
+  }
   template <class B> static B simd(B const& a, B const& b) { return a / b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
@@ -435,6 +450,80 @@ JAXCC_SHIFT_OP(shift_right_arithmetic_p, "shift_right_arithmetic",
                if constexpr (std::is_signed_v<T>) return a >> (in_range ? b : T(bits - 1));
                else return in_range ? static_cast<T>(a >> b) : T{0};)
 #undef JAXCC_SHIFT_OP
+// Bit counts of integers (the dtype's own width), with no derivative.
+#define JAXCC_BIT_COUNT_OP(type, op_name, fn)                                                  \
+  struct type {                                                                               \
+    static constexpr std::string_view name = op_name;                                         \
+    template <class T> using result = T;                                                      \
+    template <class L> static constexpr bool simd_for = false;                                \
+    template <class T> static T scalar(T a) {                                                 \
+      return static_cast<T>(fn(static_cast<std::make_unsigned_t<T>>(a)));                     \
+    }                                                                                         \
+    template <class A, class DA>                                                              \
+    static auto tangent(A const&, DA const&) { return Zero<value_of<A>>{}; }                  \
+  };
+/// lax.population_count: the number of bits set.
+JAXCC_BIT_COUNT_OP(population_count_p, "population_count", std::popcount)
+/// lax.clz: the number of leading zero bits (the bit width for 0).
+JAXCC_BIT_COUNT_OP(clz_p, "clz", std::countl_zero)
+#undef JAXCC_BIT_COUNT_OP
+
+/// lax.mulhi: the high half of the double-width product of two integers.
+struct mulhi_p {
+  static constexpr std::string_view name = "mulhi";
+  template <class T> using result = T;
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static T scalar(T a, T b) {
+    constexpr int bits = 8 * sizeof(T);
+    if constexpr (bits < 64) {
+      using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+      return static_cast<T>((static_cast<W>(a) * static_cast<W>(b)) >> bits);
+    } else {
+      __extension__ using W = std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
+      return static_cast<T>((static_cast<W>(a) * static_cast<W>(b)) >> 64);
+    }
+  }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const&, B const&, DA const&, DB const&) { return Zero<value_of<A>>{}; }
+};
+
+/// lax.clamp(lo, x, hi) = min(max(x, lo), hi), nan propagating, with
+/// JAX's rule: the tangent of x where lo < x < hi, of lo where lo > x (and
+/// lo < hi), of hi where hi < x.
+struct clamp_p {
+  static constexpr std::string_view name = "clamp";
+  template <class T> using result = T;
+  template <class L> static constexpr bool simd_for = detail::ordered_simd<L>;
+  template <class T> static T scalar(T lo, T x, T hi) { return min_p::scalar(max_p::scalar(x, lo), hi); }
+  template <class B> static B simd(B const& lo, B const& x, B const& hi) {
+    return min_p::simd(max_p::simd(x, lo), hi);
+  }
+  template <class L, class X, class H, class DL, class DX, class DH>
+  static auto tangent(L const& lo, X const& x, H const& hi, DL const& dlo, DX const& dx, DH const& dhi) {
+    using T = value_of<X>;
+    auto const pick = [](auto const& c, auto const& d) { return fusion::t_select<T>(c, d, Zero<T>{}); };
+    auto const d_lo = pick(ex<and_p>(ex<gt_p>(lo, x), ex<lt_p>(lo, hi)), dlo);
+    auto const d_x = pick(ex<and_p>(ex<gt_p>(x, lo), ex<lt_p>(x, hi)), dx);
+    auto const d_hi = pick(ex<lt_p>(hi, x), dhi);
+    return fusion::t_add(fusion::t_add(d_lo, d_x), d_hi);
+  }
+};
+
+/// lax.bitcast_convert_type to U, of the same width: the same bits read as U.
+template <Element U>
+struct bitcast_p {
+  static constexpr std::string_view name = "bitcast_convert_type";
+  static std::string params_string() { return "new_dtype=" + std::string(jaxcc::name(dtype_of<U>)); }
+  template <class T> using result = U;
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static U scalar(T a) {
+    static_assert(sizeof(T) == sizeof(U), "bitcast_convert_type: the dtypes must have the same width");
+    return std::bit_cast<U>(a);
+  }
+  template <class A, class DA>
+  static auto tangent(A const&, DA const&) { return Zero<U>{}; }
+};
+
 struct not_p {
   static constexpr std::string_view name = "not";
   template <class T> using result = T;
