@@ -16,6 +16,7 @@
 #include <string>
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -37,12 +38,19 @@ inline constexpr bool is_unsigned = is_int<T> && std::is_unsigned_v<T>;
 // scalar kernels there; SSE2 has no unsigned compare.
 template <class L>
 inline constexpr bool ordered_simd = !std::same_as<L, bool> && !is_unsigned<L>;
-// Whether xsimd's log (and pow, which calls it, and cbrt, whose frexp
-// makes the same select) compile here. Without optimization GCC defines
+/// Signed integer arithmetic wraps around, as XLA's (C++'s overflow is
+/// undefined): the operation on the unsigned type of at least int's width.
+template <class T, class F>
+T wrapping(T a, T b, F op) {
+  using W = std::make_unsigned_t<decltype(a + 0u)>;
+  return static_cast<T>(op(static_cast<W>(a), static_cast<W>(b)));
+}
+// Whether xsimd's log (and cbrt, whose frexp makes the same select)
+// compile here. Without optimization GCC defines
 // some AVX-512BW intrinsics as macros that cast their arguments C-style,
 // and xsimd 8 passes its batch objects to them in the integer select its
 // log uses: a debug build for an AVX-512 machine would not compile. There
-// log, pow and cbrt take their scalar loops.
+// log and cbrt take their scalar loops.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__) && defined(__AVX512BW__) && XSIMD_VERSION_MAJOR < 9
 inline constexpr bool xsimd_log_compiles = false;
 #else
@@ -149,7 +157,11 @@ using value_of = typename A::value_type;
 struct add_p {
   JAXCC_SAME_TYPE_OP("add")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a, T b) { if constexpr (std::same_as<T, bool>) return a || b; else return a + b; }
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (std::same_as<T, bool>) return a || b;
+    else if constexpr (detail::is_int<T>) return detail::wrapping(a, b, std::plus<>{});
+    else return a + b;
+  }
   template <class B> static B simd(B const& a, B const& b) { return a + b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const&, B const&, DA const& da, DB const& db) { return fusion::t_add(da, db); }
@@ -164,7 +176,10 @@ struct add_p {
 struct sub_p {
   JAXCC_SAME_TYPE_OP("sub")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a, T b) { return a - b; }
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (detail::is_int<T>) return detail::wrapping(a, b, std::minus<>{});
+    else return a - b;
+  }
   template <class B> static B simd(B const& a, B const& b) { return a - b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const&, B const&, DA const& da, DB const& db) { return fusion::t_sub(da, db); }
@@ -177,7 +192,11 @@ struct sub_p {
 struct mul_p {
   JAXCC_SAME_TYPE_OP("mul")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a, T b) { if constexpr (std::same_as<T, bool>) return a && b; else return a * b; }
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (std::same_as<T, bool>) return a && b;
+    else if constexpr (detail::is_int<T>) return detail::wrapping(a, b, std::multiplies<>{});
+    else return a * b;
+  }
   template <class B> static B simd(B const& a, B const& b) { return a * b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
@@ -220,7 +239,10 @@ struct div_p {
 struct neg_p {
   JAXCC_SAME_TYPE_OP("neg")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a) { return -a; }
+  template <class T> static T scalar(T a) {
+    if constexpr (detail::is_int<T>) return detail::wrapping(T{0}, a, std::minus<>{});
+    else return -a;
+  }
   /// A float's sign bit flipped, as IEEE negation is: xsimd 8's AVX-512
   /// negation computes 0 - a, which makes -(0) +0 and quiets NaNs.
   template <class B>
@@ -315,10 +337,13 @@ JAXCC_MINMAX_OP(min_p, "min", <, JAXCC_MINMAX_INT(xsimd::min))
 #undef JAXCC_MINMAX_OP
 
 struct log_p;
+/// Scalar only: xsimd's pow (8.1 and 14.3) is wrong at IEEE's special
+/// cases (pow(0, 0), pow(1, nan), pow(inf, 0) and pow(-inf, 0.5) give 0 or
+/// nan where the C library and XLA give 1 or inf), on subnormal and largest
+/// bases, and several ulp off elsewhere (float pow(1e10, 1) is 9.99999e9).
 struct pow_p {
   JAXCC_SAME_TYPE_OP("pow")
-  template <class L> static constexpr bool simd_for = detail::is_float<L> && detail::xsimd_log_compiles;
-  static constexpr bool long_kernel = true;
+  template <class L> static constexpr bool simd_for = false;
   template <class T> static T scalar(T a, T b) {
     if constexpr (detail::is_float<T>) {
       return std::pow(a, b);
@@ -331,7 +356,6 @@ struct pow_p {
       return result;
     }
   }
-  template <class B> static B simd(B const& a, B const& b) { return xsimd::pow(a, b); }
   // JAX's rules: d/da = b * a^(b-1) (0 where b == 0); d/db = log(a) * a^b with log(0) read as 0.
   template <class A, class B, class DA, class DB>
   static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
@@ -350,7 +374,7 @@ struct abs_p {
   template <class T> static T scalar(T a) {
     if constexpr (std::same_as<T, bool> || detail::is_unsigned<T>) return a;
     else if constexpr (detail::is_float<T>) return std::abs(a);  // |-0.0| is 0.0, as xsimd's and XLA's
-    else return a < 0 ? T(-a) : a;
+    else return a < 0 ? detail::wrapping(T{0}, a, std::minus<>{}) : a;
   }
   template <class B> static B simd(B const& a) { return xsimd::abs(a); }
   template <class A, class DA>
@@ -373,7 +397,11 @@ struct sign_p {  // sign(0) = 0, sign(nan) = nan
 struct square_p {
   JAXCC_SAME_TYPE_OP("square")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a) { if constexpr (std::same_as<T, bool>) return a; else return a * a; }
+  template <class T> static T scalar(T a) {
+    if constexpr (std::same_as<T, bool>) return a;
+    else if constexpr (detail::is_int<T>) return detail::wrapping(a, a, std::multiplies<>{});
+    else return a * a;
+  }
   template <class B> static B simd(B const& a) { return a * a; }
   template <class A, class DA>
   static auto tangent(A const& a, DA const& da) {

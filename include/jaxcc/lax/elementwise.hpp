@@ -234,7 +234,7 @@ Array<value_type_t<A>> integer_pow(A const& x, int y) {
     throw Error("Integers cannot be raised to negative powers, got integer_pow(" + std::string(name(dtype_of<T>)) + "[" +
                 dims + "], " + std::to_string(y) + ")");
   }
-  if (y == 0) return fusion::make_expr<primitives::add_p>(fusion::ScalarLeaf<detail::compute_t<T>>{1}, base * 0);
+  if (y == 0) return detail::filled<T>(base.shape(), 1);  // nan and inf too, as JAX's full_like(x, 1)
   std::optional<Array<T>> acc;
   Array<T> power = base;
   for (unsigned n = y < 0 ? 0u - static_cast<unsigned>(y) : static_cast<unsigned>(y); n > 0; n >>= 1) {
@@ -274,7 +274,8 @@ template <ArrayLike W, Element T>
 Array<T> select_n(W const& which, std::vector<Array<T>> const& cases) {
   using I = value_type_t<W>;
   static_assert(std::same_as<I, bool> || std::same_as<I, std::int32_t>, "lax::select_n: which must be bool or int32");
-  if (cases.empty()) throw Error("select_n called with no cases");
+  if (cases.empty()) throw Error("select_n() must have at least one case");
+  if (std::same_as<I, bool> && cases.size() > 2) throw Error("select with boolean `which` cannot have > 2 cases.");
   auto const w = as_array(which);
   for (auto const& c : cases)
     if (!(c.shape() == cases[0].shape()))
@@ -283,9 +284,6 @@ Array<T> select_n(W const& which, std::vector<Array<T>> const& cases) {
   if (w.ndim() != 0 && !(w.shape() == cases[0].shape()))
     throw Error("select `which` must be scalar or have the same shape as cases, got `which` shape " + to_string(w.shape()) +
                 " but case shape " + to_string(cases[0].shape()) + ".");
-  if constexpr (std::same_as<I, bool>) {
-    if (cases.size() > 2) throw Error("select_n with boolean which takes at most 2 cases, got " + std::to_string(cases.size()));
-  }
   Array<T> out = cases.back();
   for (auto i = static_cast<std::int32_t>(cases.size()) - 2; i >= 0; --i) {
     if constexpr (std::same_as<I, bool>) out = detail::select_expr(w, out, cases[static_cast<std::size_t>(i)]);
