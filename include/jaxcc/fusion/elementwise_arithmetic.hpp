@@ -45,12 +45,12 @@ T wrapping(T a, T b, F op) {
   using W = std::make_unsigned_t<decltype(a + 0u)>;
   return static_cast<T>(op(static_cast<W>(a), static_cast<W>(b)));
 }
-// Whether xsimd's log (and cbrt, whose frexp makes the same select)
-// compile here. Without optimization GCC defines
+// Whether xsimd's log (and cbrt, whose frexp makes the same select, and
+// float asinh, which calls it) compile here. Without optimization GCC defines
 // some AVX-512BW intrinsics as macros that cast their arguments C-style,
 // and xsimd 8 passes its batch objects to them in the integer select its
 // log uses: a debug build for an AVX-512 machine would not compile. There
-// log and cbrt take their scalar loops.
+// log, cbrt and asinh take their scalar loops.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__) && defined(__AVX512BW__) && XSIMD_VERSION_MAJOR < 9
 inline constexpr bool xsimd_log_compiles = false;
 #else
