@@ -21,10 +21,10 @@
 #include "jaxcc/numpy/reductions.hpp"
 
 namespace jaxcc::detail {
-/// Operands of a binary function that promotes as jnp's inexact functions:
-/// at least one array, and the float dtype of their promotion.
+/// Operands of a binary jnp function: arrays or numbers, at least one an
+/// array; float_binary_t is the float dtype of their promotion.
 template <class A, class B>
-concept FloatOperands = (ArrayLike<A> || ArrayLike<B>) && ArrayOrScalar<A> && ArrayOrScalar<B>;
+concept BinaryOperands = (ArrayLike<A> || ArrayLike<B>) && ArrayOrScalar<A> && ArrayOrScalar<B>;
 template <class A, class B>
 using float_binary_t = float_t<binary_dtype_t<A, B>>;
 /// The signed integer of a float's width (jnp's _INT_DTYPES).
@@ -69,7 +69,7 @@ JAXCC_NUMPY_FLOAT_UNARY(atanh, atanh_p)
 #undef JAXCC_NUMPY_FLOAT_UNARY
 
 template <class A, class B>
-  requires detail::FloatOperands<A, B>
+  requires detail::BinaryOperands<A, B>
 auto atan2(A const& a, B const& b) {
   return arctan2(a, b);
 }
@@ -87,7 +87,7 @@ auto log2(A const& a) {
 }
 /// log2(2^a + 2^b) without overflow, with JAX's derivative (see logaddexp2_p).
 template <class A, class B>
-  requires detail::FloatOperands<A, B>
+  requires detail::BinaryOperands<A, B>
 auto logaddexp2(A const& a, B const& b) {
   return detail::binary_as<primitives::logaddexp2_p, detail::float_binary_t<A, B>>(a, b);
 }
@@ -107,13 +107,13 @@ Array<value_type_t<A>> positive(A const& a) {
   return as_array(a);
 }
 template <class A, class B>
-  requires detail::ArrayOrScalar<A> && detail::ArrayOrScalar<B>
+  requires detail::BinaryOperands<A, B>
 auto pow(A const& a, B const& b) {
   return power(a, b);
 }
 /// power in floats: integers become floats first.
 template <class A, class B>
-  requires detail::FloatOperands<A, B>
+  requires detail::BinaryOperands<A, B>
 auto float_power(A const& a, B const& b) {
   return detail::binary_as<primitives::pow_p, detail::float_binary_t<A, B>>(a, b);
 }
@@ -223,7 +223,7 @@ auto fmin(A const& a, B const& b) {
 
 /// 0 below 0, 1 above, h at 0, nan at nan; in floats.
 template <class A, class B>
-  requires detail::FloatOperands<A, B>
+  requires detail::BinaryOperands<A, B>
 Array<detail::float_binary_t<A, B>> heaviside(A const& a, B const& b) {
   using T = detail::float_binary_t<A, B>;
   auto const x1 = detail::array_operand<T>(a);
@@ -265,7 +265,7 @@ auto signbit(A const& a) {
 }
 /// |a| with b's sign bit, in floats.
 template <class A, class B>
-  requires detail::FloatOperands<A, B>
+  requires detail::BinaryOperands<A, B>
 auto copysign(A const& a, B const& b) {
   using T = detail::float_binary_t<A, B>;
   Array<T> const magnitude = abs(detail::array_operand<T>(a));
@@ -273,7 +273,7 @@ auto copysign(A const& a, B const& b) {
 }
 /// The float after a toward b (float32 and float64).
 template <class A, class B>
-  requires detail::FloatOperands<A, B> && (!detail::is_half_float<detail::float_binary_t<A, B>>)
+  requires detail::BinaryOperands<A, B> && (!detail::is_half_float<detail::float_binary_t<A, B>>)
 auto nextafter(A const& a, B const& b) {
   return detail::binary_as<primitives::nextafter_p, detail::float_binary_t<A, B>>(a, b);
 }
