@@ -82,6 +82,11 @@ for bits, dtype in DTYPES:
         y = jnp.array([p[1] for p in PAIR_GRAD_POINTS], dtype)
         dx, dy = per_element_grad(binary[name], x, y)
         cases.append((name, bits, x, y, binary[name](x, y), dx, dy))
+    # spacing on subnormals (of float32, and of float64 below 2.2e-308). Not frexp: XLA on CPU
+    # flushes the subnormal in its x * 2^nmant to 0, so JAX's frexp(1e-40) is (0.5, -149), where
+    # 1e-40 is 0.544 * 2^-132 (test_ufuncs.cpp checks frexp there against the C library's).
+    x = jnp.array([1e-40, -1e-40, 1.4e-45, 1e-310, -4.9e-324, 2.2250738585072014e-308, 1.17549435e-38], dtype)
+    cases.append(("spacing", bits, x, [], jnp.spacing(x), [], []))
     # ldexp: float mantissas, int32 exponents (through the float and back, exactly).
     x = jnp.array([1.0, 0.75, -3.0, 1e-30, 3e38, 0.0, -0.0, inf, -inf, nan, 5.0, 1.5], dtype)
     e = jnp.array([3, -200, 10, 60, 1, 5, 7, 2, -3, 1, -1080, 1100], jnp.int32)
