@@ -101,11 +101,12 @@ primitive("random", "random_permutation_p", "Array<std::uint32_t>")
 for t in FLOATS:
     for op in ["sin_p", "cos_p", "tan_p", "tanh_p", "exp_p", "expm1_p", "log_p", "log1p_p", "sqrt_p", "logistic_p",
                "atan_p", "cbrt_p", "floor_p", "round_p", "erf_p", "erfc_p", "erf_inv_p", "is_finite_p", "lgamma_p",
-               "digamma_p"]:
+               "digamma_p", "sinh_p", "cosh_p", "asin_p", "acos_p", "asinh_p", "acosh_p", "atanh_p", "exp2_p",
+               "rsqrt_p", "round_away_p"]:
         region("unary", op, ("A", t))
     region("unary", "polygamma_p", ("S", t), ("A", t))
     for kinds in binary_kinds(t):
-        for op in ["div_p", "atan2_p", "logaddexp_p"]:
+        for op in ["div_p", "atan2_p", "logaddexp_p", "logaddexp2_p", "nextafter_p"]:
             region("arithmetic", op, *kinds)
     for c in "AS":  # a * b + c with a an array (jax.random.uniform's scale and shift)
         for b in "AS":
@@ -125,9 +126,11 @@ for t in INTS + ["bool"]:
             region("compare", op, *kinds)
     region("unary", "not_p", ("A", t))
 for t in INTS:
-    for op in ["shift_left_p", "shift_right_logical_p", "shift_right_arithmetic_p"]:
+    for op in ["shift_left_p", "shift_right_logical_p", "shift_right_arithmetic_p", "mulhi_p"]:
         for kinds in binary_kinds(t):
             region("arithmetic", op, *kinds)
+    for op in ["population_count_p", "clz_p"]:
+        region("unary", op, ("A", t))
 for op in ["add_p", "mul_p", "eq_p", "ne_p"]:
     for kinds in binary_kinds("bool"):
         region("compare", op, *kinds)

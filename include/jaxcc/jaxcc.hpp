@@ -38,6 +38,7 @@
 #include "jaxcc/numpy/dtype_queries.hpp"
 #include "jaxcc/numpy/array_text.hpp"
 #include "jaxcc/numpy/from_data.hpp"
+#include "jaxcc/numpy/ufuncs.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/primitives/dot_general.hpp"

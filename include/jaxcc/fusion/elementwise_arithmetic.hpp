@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -36,12 +38,19 @@ inline constexpr bool is_unsigned = is_int<T> && std::is_unsigned_v<T>;
 // scalar kernels there; SSE2 has no unsigned compare.
 template <class L>
 inline constexpr bool ordered_simd = !std::same_as<L, bool> && !is_unsigned<L>;
-// Whether xsimd's log (and pow, which calls it, and cbrt, whose frexp
-// makes the same select) compile here. Without optimization GCC defines
+/// Signed integer arithmetic wraps around, as XLA's (C++'s overflow is
+/// undefined): the operation on the unsigned type of at least int's width.
+template <class T, class F>
+T wrapping(T a, T b, F op) {
+  using W = std::make_unsigned_t<decltype(a + 0u)>;
+  return static_cast<T>(op(static_cast<W>(a), static_cast<W>(b)));
+}
+// Whether xsimd's log (and cbrt, whose frexp makes the same select, and
+// float asinh, which calls it) compile here. Without optimization GCC defines
 // some AVX-512BW intrinsics as macros that cast their arguments C-style,
 // and xsimd 8 passes its batch objects to them in the integer select its
 // log uses: a debug build for an AVX-512 machine would not compile. There
-// log, pow and cbrt take their scalar loops.
+// log, cbrt and asinh take their scalar loops.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__) && defined(__AVX512BW__) && XSIMD_VERSION_MAJOR < 9
 inline constexpr bool xsimd_log_compiles = false;
 #else
@@ -148,7 +157,11 @@ using value_of = typename A::value_type;
 struct add_p {
   JAXCC_SAME_TYPE_OP("add")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a, T b) { if constexpr (std::same_as<T, bool>) return a || b; else return a + b; }
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (std::same_as<T, bool>) return a || b;
+    else if constexpr (detail::is_int<T>) return detail::wrapping(a, b, std::plus<>{});
+    else return a + b;
+  }
   template <class B> static B simd(B const& a, B const& b) { return a + b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const&, B const&, DA const& da, DB const& db) { return fusion::t_add(da, db); }
@@ -163,7 +176,10 @@ struct add_p {
 struct sub_p {
   JAXCC_SAME_TYPE_OP("sub")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a, T b) { return a - b; }
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (detail::is_int<T>) return detail::wrapping(a, b, std::minus<>{});
+    else return a - b;
+  }
   template <class B> static B simd(B const& a, B const& b) { return a - b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const&, B const&, DA const& da, DB const& db) { return fusion::t_sub(da, db); }
@@ -176,7 +192,11 @@ struct sub_p {
 struct mul_p {
   JAXCC_SAME_TYPE_OP("mul")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a, T b) { if constexpr (std::same_as<T, bool>) return a && b; else return a * b; }
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (std::same_as<T, bool>) return a && b;
+    else if constexpr (detail::is_int<T>) return detail::wrapping(a, b, std::multiplies<>{});
+    else return a * b;
+  }
   template <class B> static B simd(B const& a, B const& b) { return a * b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
@@ -188,10 +208,24 @@ struct mul_p {
     return std::nullopt;
   }
 };
-struct div_p {  // only built on floats: integer operands are converted first (true division)
+/// Floats: true division. Integers (lax.div, jnp.floor_divide): truncated,
+/// with XLA's values where C++'s are undefined: x / 0 is -1 (all bits set),
+/// and INT_MIN / -1 is INT_MIN.
+struct div_p {
   JAXCC_SAME_TYPE_OP("div")
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
-  template <class T> static T scalar(T a, T b) { return a / b; }
+  template <class T> static T scalar(T a, T b) {
+    if constexpr (detail::is_int<T>) {
+      if (b == 0) return static_cast<T>(~T{0});
+      if constexpr (std::is_signed_v<T>)
+        if (b == -1) return static_cast<T>(std::make_unsigned_t<T>{0} - static_cast<std::make_unsigned_t<T>>(a));
+      return static_cast<T>(a / b);
+    } else if constexpr (std::same_as<T, bool>) {
+      return b ? a : true;
+    } else {
+      return a / b;
+    }
+  }
   template <class B> static B simd(B const& a, B const& b) { return a / b; }
   template <class A, class B, class DA, class DB>
   static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
@@ -205,7 +239,10 @@ struct div_p {  // only built on floats: integer operands are converted first (t
 struct neg_p {
   JAXCC_SAME_TYPE_OP("neg")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a) { return -a; }
+  template <class T> static T scalar(T a) {
+    if constexpr (detail::is_int<T>) return detail::wrapping(T{0}, a, std::minus<>{});
+    else return -a;
+  }
   /// A float's sign bit flipped, as IEEE negation is: xsimd 8's AVX-512
   /// negation computes 0 - a, which makes -(0) +0 and quiets NaNs.
   template <class B>
@@ -300,10 +337,13 @@ JAXCC_MINMAX_OP(min_p, "min", <, JAXCC_MINMAX_INT(xsimd::min))
 #undef JAXCC_MINMAX_OP
 
 struct log_p;
+/// Scalar only: xsimd's pow (8.1 and 14.3) is wrong at IEEE's special
+/// cases (pow(0, 0), pow(1, nan), pow(inf, 0) and pow(-inf, 0.5) give 0 or
+/// nan where the C library and XLA give 1 or inf), on subnormal and largest
+/// bases, and several ulp off elsewhere (float pow(1e10, 1) is 9.99999e9).
 struct pow_p {
   JAXCC_SAME_TYPE_OP("pow")
-  template <class L> static constexpr bool simd_for = detail::is_float<L> && detail::xsimd_log_compiles;
-  static constexpr bool long_kernel = true;
+  template <class L> static constexpr bool simd_for = false;
   template <class T> static T scalar(T a, T b) {
     if constexpr (detail::is_float<T>) {
       return std::pow(a, b);
@@ -316,7 +356,6 @@ struct pow_p {
       return result;
     }
   }
-  template <class B> static B simd(B const& a, B const& b) { return xsimd::pow(a, b); }
   // JAX's rules: d/da = b * a^(b-1) (0 where b == 0); d/db = log(a) * a^b with log(0) read as 0.
   template <class A, class B, class DA, class DB>
   static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
@@ -335,7 +374,7 @@ struct abs_p {
   template <class T> static T scalar(T a) {
     if constexpr (std::same_as<T, bool> || detail::is_unsigned<T>) return a;
     else if constexpr (detail::is_float<T>) return std::abs(a);  // |-0.0| is 0.0, as xsimd's and XLA's
-    else return a < 0 ? T(-a) : a;
+    else return a < 0 ? detail::wrapping(T{0}, a, std::minus<>{}) : a;
   }
   template <class B> static B simd(B const& a) { return xsimd::abs(a); }
   template <class A, class DA>
@@ -358,7 +397,11 @@ struct sign_p {  // sign(0) = 0, sign(nan) = nan
 struct square_p {
   JAXCC_SAME_TYPE_OP("square")
   template <class L> static constexpr bool simd_for = !std::same_as<L, bool>;
-  template <class T> static T scalar(T a) { if constexpr (std::same_as<T, bool>) return a; else return a * a; }
+  template <class T> static T scalar(T a) {
+    if constexpr (std::same_as<T, bool>) return a;
+    else if constexpr (detail::is_int<T>) return detail::wrapping(a, a, std::multiplies<>{});
+    else return a * a;
+  }
   template <class B> static B simd(B const& a) { return a * a; }
   template <class A, class DA>
   static auto tangent(A const& a, DA const& da) {
@@ -435,6 +478,80 @@ JAXCC_SHIFT_OP(shift_right_arithmetic_p, "shift_right_arithmetic",
                if constexpr (std::is_signed_v<T>) return a >> (in_range ? b : T(bits - 1));
                else return in_range ? static_cast<T>(a >> b) : T{0};)
 #undef JAXCC_SHIFT_OP
+// Bit counts of integers (the dtype's own width), with no derivative.
+#define JAXCC_BIT_COUNT_OP(type, op_name, fn)                                                  \
+  struct type {                                                                               \
+    static constexpr std::string_view name = op_name;                                         \
+    template <class T> using result = T;                                                      \
+    template <class L> static constexpr bool simd_for = false;                                \
+    template <class T> static T scalar(T a) {                                                 \
+      return static_cast<T>(fn(static_cast<std::make_unsigned_t<T>>(a)));                     \
+    }                                                                                         \
+    template <class A, class DA>                                                              \
+    static auto tangent(A const&, DA const&) { return Zero<value_of<A>>{}; }                  \
+  };
+/// lax.population_count: the number of bits set.
+JAXCC_BIT_COUNT_OP(population_count_p, "population_count", std::popcount)
+/// lax.clz: the number of leading zero bits (the bit width for 0).
+JAXCC_BIT_COUNT_OP(clz_p, "clz", std::countl_zero)
+#undef JAXCC_BIT_COUNT_OP
+
+/// lax.mulhi: the high half of the double-width product of two integers.
+struct mulhi_p {
+  static constexpr std::string_view name = "mulhi";
+  template <class T> using result = T;
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static T scalar(T a, T b) {
+    constexpr int bits = 8 * sizeof(T);
+    if constexpr (bits < 64) {
+      using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+      return static_cast<T>((static_cast<W>(a) * static_cast<W>(b)) >> bits);
+    } else {
+      __extension__ using W = std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
+      return static_cast<T>((static_cast<W>(a) * static_cast<W>(b)) >> 64);
+    }
+  }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const&, B const&, DA const&, DB const&) { return Zero<value_of<A>>{}; }
+};
+
+/// lax.clamp(lo, x, hi) = min(max(x, lo), hi), nan propagating, with
+/// JAX's rule: the tangent of x where lo < x < hi, of lo where lo > x (and
+/// lo < hi), of hi where hi < x.
+struct clamp_p {
+  static constexpr std::string_view name = "clamp";
+  template <class T> using result = T;
+  template <class L> static constexpr bool simd_for = detail::ordered_simd<L>;
+  template <class T> static T scalar(T lo, T x, T hi) { return min_p::scalar(max_p::scalar(x, lo), hi); }
+  template <class B> static B simd(B const& lo, B const& x, B const& hi) {
+    return min_p::simd(max_p::simd(x, lo), hi);
+  }
+  template <class L, class X, class H, class DL, class DX, class DH>
+  static auto tangent(L const& lo, X const& x, H const& hi, DL const& dlo, DX const& dx, DH const& dhi) {
+    using T = value_of<X>;
+    auto const pick = [](auto const& c, auto const& d) { return fusion::t_select<T>(c, d, Zero<T>{}); };
+    auto const d_lo = pick(ex<and_p>(ex<gt_p>(lo, x), ex<lt_p>(lo, hi)), dlo);
+    auto const d_x = pick(ex<and_p>(ex<gt_p>(x, lo), ex<lt_p>(x, hi)), dx);
+    auto const d_hi = pick(ex<lt_p>(hi, x), dhi);
+    return fusion::t_add(fusion::t_add(d_lo, d_x), d_hi);
+  }
+};
+
+/// lax.bitcast_convert_type to U, of the same width: the same bits read as U.
+template <Element U>
+struct bitcast_p {
+  static constexpr std::string_view name = "bitcast_convert_type";
+  static std::string params_string() { return "new_dtype=" + std::string(jaxcc::name(dtype_of<U>)); }
+  template <class T> using result = U;
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static U scalar(T a) {
+    static_assert(sizeof(T) == sizeof(U), "bitcast_convert_type: the dtypes must have the same width");
+    return std::bit_cast<U>(a);
+  }
+  template <class A, class DA>
+  static auto tangent(A const&, DA const&) { return Zero<U>{}; }
+};
+
 struct not_p {
   static constexpr std::string_view name = "not";
   template <class T> using result = T;

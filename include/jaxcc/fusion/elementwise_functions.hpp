@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -65,6 +66,44 @@ B simd_cbrt(B const& a) {
   }
 }
 
+template <class T>
+T scalar_rsqrt(T a) {
+  return T(1) / std::sqrt(a);
+}
+template <class B>
+B simd_rsqrt(B const& a) {
+  return B(typename B::value_type(1)) / xsimd::sqrt(a);
+}
+template <class B>
+B simd_sinh(B const& a) {
+  return on_exp_domain(a, [](B const& x) { return xsimd::sinh(x); });
+}
+template <class B>
+B simd_cosh(B const& a) {
+  return on_exp_domain(a, [](B const& x) { return xsimd::cosh(x); });
+}
+/// xsimd's exp2, right up to the largest finite results: its own overflows
+/// a half exponent early (float exp2(127.5) and double exp2(1023.5) come
+/// out inf, in xsimd 8.1 and 14.3), so the top binade is exp2(x - 1) * 2.
+/// Its domain is clamped at +-2000 (past every float's range) for the
+/// reason of exp_domain.
+template <class B>
+B simd_exp2(B const& a) {
+  using T = typename B::value_type;
+  auto const top = B(T(std::numeric_limits<T>::max_exponent - 1));
+  auto x = xsimd::select(a > B(2000), B(2000), xsimd::select(a < B(-2000), B(-2000), a));
+  if constexpr (std::same_as<T, double>) x = xsimd::select(xsimd::isnan(a), B(0), x);
+  auto const out = xsimd::select(x > top, xsimd::exp2(x - B(1)) * B(2), xsimd::exp2(x));
+  return xsimd::select(xsimd::isnan(a), a, out);
+}
+/// xsimd's acosh, nan below 1 as the C library's: xsimd's float acosh of
+/// large negative arguments is -inf (acosh(-1e5), xsimd 8.1 and 14.3).
+template <class B>
+B simd_acosh(B const& a) {
+  using T = typename B::value_type;
+  return xsimd::select(a < B(1), B(std::numeric_limits<T>::quiet_NaN()), xsimd::acosh(a));
+}
+
 }  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
@@ -77,6 +116,9 @@ struct exp_p;
 struct expm1_p;
 struct sqrt_p;
 struct cbrt_p;
+struct sinh_p;
+struct cosh_p;
+struct rsqrt_p;
 JAXCC_FLOAT_UNARY_OP(sqrt_p, "sqrt", std::sqrt, xsimd::sqrt, false,
                      return fusion::t_div(da, ex<mul_p>(ScalarLeaf<value_of<A>>{2}, ex<sqrt_p>(a)));)
 // The real cube root (cbrt(-8) = -2); JAX's rule: g * (1/3) * cbrt(a)^-2,
@@ -98,9 +140,48 @@ JAXCC_FLOAT_UNARY_OP(tanh_p, "tanh", std::tanh, detail::simd_tanh, true,
                      return fusion::t_scale(da, ex<sub_p>(one, ex<square_p>(ex<tanh_p>(a))));)
 JAXCC_FLOAT_UNARY_OP(atan_p, "atan", std::atan, xsimd::atan, true,
                      return fusion::t_div(da, ex<add_p>(one, ex<square_p>(a)));)
+// The hyperbolic functions and the inverse trigonometric and hyperbolic
+// ones, with JAX's rules (asin: g rsqrt(1 - x^2); acosh: g rsqrt(x^2 - 1);
+// atanh: (1 / (1 + x)) (g / (1 - x))).
+JAXCC_FLOAT_UNARY_OP(sinh_p, "sinh", std::sinh, detail::simd_sinh, true, return fusion::t_scale(da, ex<cosh_p>(a));)
+JAXCC_FLOAT_UNARY_OP(cosh_p, "cosh", std::cosh, detail::simd_cosh, true, return fusion::t_scale(da, ex<sinh_p>(a));)
+JAXCC_FLOAT_UNARY_OP(asin_p, "asin", std::asin, xsimd::asin, true,
+                     return fusion::t_scale(da, ex<rsqrt_p>(ex<sub_p>(one, ex<square_p>(a))));)
+JAXCC_FLOAT_UNARY_OP(acos_p, "acos", std::acos, xsimd::acos, true,
+                     return fusion::t_scale(da, ex<neg_p>(ex<rsqrt_p>(ex<sub_p>(one, ex<square_p>(a)))));)
+// xsimd 8's float asinh makes log's integer select (detail::xsimd_log_compiles).
+JAXCC_FLOAT_UNARY_OP_IF(asinh_p, "asinh", std::asinh, xsimd::asinh, detail::xsimd_log_compiles, true,
+                        return fusion::t_scale(da, ex<rsqrt_p>(ex<add_p>(ex<square_p>(a), one)));)
+JAXCC_FLOAT_UNARY_OP(acosh_p, "acosh", std::acosh, detail::simd_acosh, true,
+                     return fusion::t_scale(da, ex<rsqrt_p>(ex<sub_p>(ex<square_p>(a), one)));)
+JAXCC_FLOAT_UNARY_OP(atanh_p, "atanh", std::atanh, xsimd::atanh, true,
+                     return fusion::t_scale(fusion::t_div(da, ex<sub_p>(one, a)), ex<div_p>(one, ex<add_p>(one, a)));)
+// 2^x; JAX's rule: log(2) * (g * exp2(x)).
+JAXCC_FLOAT_UNARY_OP(exp2_p, "exp2", std::exp2, detail::simd_exp2, true,
+                     using T = value_of<A>;
+                     return fusion::t_scale(fusion::t_scale(da, ex<exp2_p>(a)), ScalarLeaf<T>{T(0.69314718055994531)});)
+// 1 / sqrt(x), correctly rounded twice (xsimd's rsqrt is an estimate); JAX's rule: g * (-0.5 * (ans / x)).
+JAXCC_FLOAT_UNARY_OP(rsqrt_p, "rsqrt", detail::scalar_rsqrt, detail::simd_rsqrt, false,
+                     using T = value_of<A>;
+                     return fusion::t_scale(da, ex<mul_p>(ScalarLeaf<T>{T(-0.5)}, ex<div_p>(ex<rsqrt_p>(a), a)));)
 JAXCC_FLOAT_UNARY_OP(floor_p, "floor", std::floor, xsimd::floor, false, return Zero<value_of<A>>{};)
-// numpy rounds half to even, which is the default rounding mode's nearbyint.
-JAXCC_FLOAT_UNARY_OP(round_p, "round", std::nearbyint, xsimd::nearbyint, false, return Zero<value_of<A>>{};)
+#define JAXCC_ROUND_OP(type, method, std_fn, simd_fn)                                      \
+  struct type {                                                                           \
+    JAXCC_SAME_TYPE_OP("round")                                                           \
+    static std::string params_string() { return "rounding_method=" #method; }             \
+    template <class L> static constexpr bool simd_for = detail::is_float<L>;              \
+    static constexpr bool long_kernel = false;                                            \
+    template <class T> static T scalar(T a) { return std_fn(a); }                         \
+    template <class B> static B simd(B const& a) { return simd_fn(a); }                   \
+    template <class A, class DA>                                                          \
+    static auto tangent(A const&, DA const&) { return Zero<value_of<A>>{}; }              \
+  };
+// lax.round with RoundingMethod.TO_NEAREST_EVEN (1), as numpy rounds: the
+// default rounding mode's nearbyint.
+JAXCC_ROUND_OP(round_p, 1, std::nearbyint, xsimd::nearbyint)
+// lax.round's default, RoundingMethod.AWAY_FROM_ZERO (0): halves away from zero.
+JAXCC_ROUND_OP(round_away_p, 0, std::round, xsimd::round)
+#undef JAXCC_ROUND_OP
 #undef JAXCC_FLOAT_UNARY_OP
 #undef JAXCC_FLOAT_UNARY_OP_IF
 
@@ -240,6 +321,49 @@ struct logaddexp_p {
     return fusion::t_add(fusion::t_scale(da, ex<exp_p>(ex<sub_p>(replace_inf(a), out))),
                          fusion::t_scale(db, ex<exp_p>(ex<sub_p>(replace_inf(b), out))));
   }
+};
+
+/// jnp.logaddexp2, log2(2^a + 2^b), as logaddexp_p in base 2: max(a, b) +
+/// log1p(exp2(-|a - b|)) / log(2), or a + b where a - b is nan, with JAX's
+/// custom_jvp rule (exp2(a - out), exp2(b - out), +inf read as 0) as its
+/// tangent rule.
+struct logaddexp2_p {
+  JAXCC_SAME_TYPE_OP("logaddexp2")
+  template <class L> static constexpr bool simd_for = detail::is_float<L>;
+  static constexpr bool long_kernel = true;
+  static constexpr double inverse_log2 = 1.4426950408889634;
+  template <class T> static T scalar(T a, T b) {
+    T const delta = a - b;
+    if (std::isnan(delta)) return a + b;
+    return std::max(a, b) + T(inverse_log2) * std::log1p(std::exp2(-std::abs(delta)));
+  }
+  template <class B> static B simd(B const& a, B const& b) {
+    using T = typename B::value_type;
+    B const delta = a - b;
+    return xsimd::select(xsimd::isnan(delta), a + b,
+                         xsimd::max(a, b) + B(T(inverse_log2)) * xsimd::log1p(detail::simd_exp2(B(-xsimd::abs(delta)))));
+  }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const& a, B const& b, DA const& da, DB const& db) {
+    using T = value_of<A>;
+    auto const replace_inf = [](auto const& x) {
+      return ex<select_p>(ex<eq_p>(x, ScalarLeaf<T>{std::numeric_limits<T>::infinity()}), ScalarLeaf<T>{0}, x);
+    };
+    auto const out = replace_inf(ex<logaddexp2_p>(a, b));
+    return fusion::t_add(fusion::t_scale(da, ex<exp2_p>(ex<sub_p>(replace_inf(a), out))),
+                         fusion::t_scale(db, ex<exp2_p>(ex<sub_p>(replace_inf(b), out))));
+  }
+};
+
+/// lax.nextafter(a, b): the float after a in the direction of b. Scalar
+/// only: xsimd's is wrong at zeros, infinities, the largest finite values
+/// and nan directions (8.1 and 14.3). JAX defines no derivative; here it is 0.
+struct nextafter_p {
+  JAXCC_SAME_TYPE_OP("nextafter")
+  template <class L> static constexpr bool simd_for = false;
+  template <class T> static T scalar(T a, T b) { return std::nextafter(a, b); }
+  template <class A, class B, class DA, class DB>
+  static auto tangent(A const&, B const&, DA const&, DB const&) { return Zero<value_of<A>>{}; }
 };
 
 /// lax.is_finite: neither infinite nor nan. Its SIMD form is a lane mask, as a comparison's.
