@@ -83,7 +83,8 @@ Array<T> as_values(V const& values) {
 
 /// Each position's rank in a stable ascending sort of the 1-D `o`:
 /// #{j : o[j] < o[i]} + #{j < i : o[j] == o[i]}.
-inline Array<std::int32_t> stable_rank(Array<std::int32_t> const& o) {
+template <class = void>
+Array<std::int32_t> stable_rank(Array<std::int32_t> const& o) {
   auto const k = o.size();
   auto const col = lax::expand_dims(o, Axes{1}), row = lax::expand_dims(o, Axes{0});
   auto const pos = numpy::arange<std::int32_t>(k);
@@ -170,11 +171,12 @@ namespace jaxcc::numpy {
 /// jnp.delete (`delete` is a C++ keyword): `arr` without position `obj`
 /// along `axis` (negative counts from the end); axis = none (the default):
 /// `arr` flattened first.
-template <ArrayLike A>
-Array<value_type_t<A>> delete_(A const& arr, std::int64_t obj, detail::OptionalAxis const& axis = none) {
+template <ArrayLike A, std::integral S>
+  requires(!std::same_as<S, bool>)
+Array<value_type_t<A>> delete_(A const& arr, S obj, detail::OptionalAxis const& axis = none) {
   auto const [a, ax] = detail::along(as_array(arr), axis, "delete");
   auto const n = a.shape()[static_cast<std::size_t>(ax)];
-  auto const at = detail::normalize_axis(obj, n, "delete");
+  auto const at = detail::normalize_axis(static_cast<std::int64_t>(obj), n, "delete");
   return lax::concatenate(std::vector{detail::slice_in_dim(a, 0, at, 1, ax), detail::slice_in_dim(a, at + 1, n, 1, ax)},
                           ax);
 }
@@ -195,7 +197,7 @@ Array<value_type_t<A>> delete_(A const& arr, O const& obj, detail::OptionalAxis 
   auto const [a, ax] = detail::along(as_array(arr), axis, "delete");
   auto const o = as_array(obj);
   if (o.is_traced() && !(std::integral<I> && assume_unique_indices))
-    detail::throw_concretization_error(o.shape(), o.dtype(), "the 'obj' array argument of jnp.delete()");
+    detail::throw_concretization_error(o.shape(), o.dtype(), "jnp::delete_ (its obj array)");
   if constexpr (std::same_as<I, bool>) {
     auto const n = a.shape()[static_cast<std::size_t>(ax)];
     if (!(o.shape() == Shape{n}))
@@ -219,13 +221,13 @@ Array<value_type_t<A>> delete_(A const& arr, O const& obj, detail::OptionalAxis 
 /// inserted before position `obj` along `axis` (negative counts from the
 /// end, positions past the end append); axis = none: `arr` flattened first.
 /// One position: values' axis 0 becomes `axis` and each of its slices goes
-/// in. Several (a 1-D array, or a braced list): one slice of values each,
-/// before the given position of `arr`; they may be traced.
-template <ArrayLike A, class V>
-  requires detail::ArrayOrScalar<V>
-Array<value_type_t<A>> insert(A const& arr, std::int64_t obj, V const& values, detail::OptionalAxis const& axis = none) {
+/// in. Several (a 1-D array, or a braced list, even of one): one slice of
+/// values each, before the given position of `arr`; they may be traced.
+template <ArrayLike A, std::integral S, class V>
+  requires(!std::same_as<S, bool>) && detail::ArrayOrScalar<V>
+Array<value_type_t<A>> insert(A const& arr, S obj, V const& values, detail::OptionalAxis const& axis = none) {
   using T = value_type_t<A>;
-  return detail::insert_positions(as_array(arr), full<std::int32_t>(Shape{}, obj), detail::as_values<T>(values), axis);
+  return detail::insert_positions(as_array(arr), full<std::int32_t>(Shape{}, static_cast<std::int64_t>(obj)), detail::as_values<T>(values), axis);
 }
 template <ArrayLike A, class V>
   requires detail::ArrayOrScalar<V>
@@ -249,7 +251,7 @@ Array<value_type_t<A>> insert(A const& arr, O const& obj, V const& values, detai
 template <ArrayLike A>
 Array<value_type_t<A>> trim_zeros(A const& filt, std::string_view trim = "fb", detail::AxisArg const& axis = {}) {
   auto const x = as_array(filt);
-  if (x.is_traced()) detail::throw_concretization_error(x.shape(), x.dtype(), "the `filt` argument of trim_zeros()");
+  if (x.is_traced()) detail::throw_concretization_error(x.shape(), x.dtype(), "jnp::trim_zeros");
   auto const axes = axis.resolve(x.ndim(), "trim_zeros");
   auto const has = [&](char c) { return trim.find(c) != trim.npos || trim.find(static_cast<char>(c - 32)) != trim.npos; };
   if (axes.empty() || (!has('f') && !has('b'))) return x;

@@ -243,9 +243,10 @@ Array<value_type_t<A>> resize(A const& a, Shape const& new_shape) {
   auto const repeats = (new_size + flat.size() - 1) / flat.size();
   return lax::reshape(lax::slice(tile(flat, repeats), Axes{0}, Axes{new_size}), new_shape);
 }
-template <ArrayLike A>
-Array<value_type_t<A>> resize(A const& a, std::int64_t new_shape) {
-  return resize(a, Shape{new_shape});
+template <ArrayLike A, std::integral N>
+  requires(!std::same_as<N, bool>)
+Array<value_type_t<A>> resize(A const& a, N new_shape) {
+  return resize(a, Shape{static_cast<std::int64_t>(new_shape)});
 }
 
 }  // namespace jaxcc::numpy
