@@ -77,6 +77,10 @@ TEST_CASE("unravel_index and ravel_multi_index take traced indices", "[index_hel
   // Round trip in bounds: ravel(unravel(i)) == i.
   auto const all = jnp::arange<std::int32_t>(12);
   CHECK(jnp::ravel_multi_index(jnp::unravel_index(all, {3, 4}), {3, 4}).to_vector() == all.to_vector());
+  // A zero-size axis divides by nothing: JAX's values, (1, 0) and (0, 0).
+  auto const zero = jnp::unravel_index(jnp::array({0, 3}), {2, 0});
+  CHECK(zero[0].to_vector() == std::vector<std::int32_t>{1, 0});
+  CHECK(zero[1].to_vector() == std::vector<std::int32_t>{0, 0});
 }
 
 TEST_CASE("index helpers: errors", "[index_helpers][errors]") {

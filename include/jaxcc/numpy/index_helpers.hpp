@@ -53,9 +53,12 @@ inline std::pair<std::int64_t, std::int64_t> matrix_shape(Shape const& shape) {
   return {shape[0], shape[1]};
 }
 
-/// Python's floor division and modulo of integer `x` by a positive static `d`.
+/// Python's floor division and modulo of integer `x` by a static `d` >= 0.
+/// d = 0 gives what JAX's integer divmod gives (-1 or -2, and 0), with no
+/// division by zero.
 template <Element I>
 std::pair<Array<I>, Array<I>> floor_divmod(Array<I> const& x, std::int64_t d) {
+  if (d == 0) return {numpy::where(x == I(0), I(-1), I(-2)), numpy::zeros_like(x)};
   Array<I> const r = numpy::fmod(x, static_cast<I>(d));
   Array<I> const mod = numpy::where(r < 0, r + static_cast<I>(d), r);
   Array<I> const quotient = fusion::cast<I>(fusion::cast<double>(x - mod) / static_cast<double>(d));
