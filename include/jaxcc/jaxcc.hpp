@@ -77,6 +77,7 @@
 #include "jaxcc/transforms/shard_map.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 #include "jaxcc/transforms/vmap.hpp"
+#include "jaxcc/transforms/numpy_apply.hpp"
 #include "jaxcc/version.hpp"
 // Last: with the precompiled runtime, the rules it holds are declared extern.
 #include "jaxcc/runtime/precompiled_runtime.hpp"

@@ -180,6 +180,12 @@ CASES = {
     "selection/put_along_axis": lambda: jnp.put_along_axis(m23, jnp.array([[0], [2]], jnp.int32), 7.0, 1, inplace=False),
     "selection/put_along_axis_0": lambda: jnp.put_along_axis(t234, jnp.array([[[1, 0, 1, 1]]], jnp.int32), -t234[:1, :1], 0, inplace=False),
     "selection/put_along_axis_none": lambda: jnp.put_along_axis(m23, jnp.array([5, 0], jnp.int32), v2 * 10, None, inplace=False),
+    # transforms/numpy_apply.hpp
+    "numpy_apply/along_sum": lambda: jnp.apply_along_axis(jnp.sum, 1, t234),
+    "numpy_apply/along_cumsum": lambda: jnp.apply_along_axis(jnp.cumsum, 0, t234),
+    "numpy_apply/along_outer": lambda: jnp.apply_along_axis(lambda v: jnp.outer(v[:2], v[1:3]), -1, m23),
+    "numpy_apply/over_sum": lambda: jnp.apply_over_axes(jnp.sum, t234, [0, 2]),
+    "numpy_apply/over_neg": lambda: jnp.apply_over_axes(lambda a, ax: jnp.flip(a, ax), t234, [-1]),
 }
 
 
