@@ -9,6 +9,7 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
 
+#include "shape_golden.hpp"
 #include "support.hpp"
 
 namespace test_creation {
@@ -93,6 +94,25 @@ TEST_CASE("eye puts ones on a diagonal", "[creation]") {
   REQUIRE(jnp::eye<std::int32_t>(2, 3, 1).to_vector() == std::vector<std::int32_t>{0, 1, 0, 0, 0, 1});
   REQUIRE(jnp::eye<std::int32_t>(3, 2, -1).to_vector() == std::vector<std::int32_t>{0, 0, 1, 0, 0, 1});
   REQUIRE(jnp::eye<double>(0).shape() == Shape{0, 0});
+}
+
+TEST_CASE("logspace, geomspace, identity, empty match JAX; copy", "[creation]") {
+  using jaxcc_test::shape_golden::parts;
+  jaxcc_test::shape_golden::check_cases(
+      "creation/",
+      {
+          {"logspace", [] { return parts(jnp::logspace(0.0, 2.0, 5)); }},
+          {"logspace_base", [] { return parts(jnp::logspace(-1.0, 1.5, 4, false, 2.0)); }},
+          {"geomspace", [] { return parts(jnp::geomspace(1.0, 1000.0, 4)); }},
+          {"geomspace_neg", [] { return parts(jnp::geomspace(-2.0, -32.0, 5, false)); }},
+          {"identity", [] { return parts(jnp::identity(3)); }},
+          {"identity_int", [] { return parts(jnp::identity<std::int32_t>(2)); }},
+          {"empty", [] { return parts(jnp::empty({2, 3})); }},
+      });
+  auto const x = jnp::array({1.f, 2.f});
+  CHECK(jnp::copy(x * 2.f).to_vector() == std::vector<float>{2.f, 4.f});
+  CHECK(jnp::empty_like(jnp::ones<std::int32_t>({2, 1})).shape() == Shape{2, 1});
+  CHECK(jnp::logspace<double>(0.0, 3.0, 4).to_vector() == std::vector<double>{1, 10, 100, 1000});
 }
 
 }  // namespace test_creation

@@ -17,6 +17,7 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check.hpp>
 
+#include "shape_golden.hpp"
 #include "support.hpp"
 
 namespace test_diagonals {
@@ -136,6 +137,33 @@ TEST_CASE("triangles and diagonals: grads to second order, vmap against a loop, 
   REQUIRE_NOTHROW(jaxcc::testing::check_grads(f, std::tuple{a}, 2));
   REQUIRE_NOTHROW(jaxcc::testing::check_vmap(f, jaxcc::in_axes(2), jaxcc_test::smooth({3, 4, 2})));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(f, a));
+}
+
+TEST_CASE("diagflat and fill_diagonal match JAX; grads, vmap; errors", "[diagonals][diagflat][fill_diagonal]") {
+  using jaxcc_test::shape_golden::parts;
+  jaxcc_test::shape_golden::Inputs const in;
+  jaxcc_test::shape_golden::check_cases(
+      "diagonals/",
+      {
+          {"diagflat", [&] { return parts(jnp::diagflat(in.m22)); }},
+          {"diagflat_k", [&] { return parts(jnp::diagflat(in.v3, -2)); }},
+          {"fill_diagonal", [&] { return parts(jnp::fill_diagonal(in.m23, 9.0f, false, false)); }},
+          {"fill_diagonal_3d", [&] { return parts(jnp::fill_diagonal(jnp::zeros<float>({3, 3, 3}), in.v2, false, false)); }},
+          {"fill_diagonal_tall", [&] { return parts(jnp::fill_diagonal(in.m23.T(), in.v3 * 10.f, false, false)); }},
+      });
+  auto const xs = jaxcc_test::smooth({3, 3, 4});
+  auto const vs = jaxcc_test::smooth({3, 2}, 0.5);
+  auto const f = [](Array<double> const& x, Array<double> const& v) {
+    return jnp::sum(jnp::fill_diagonal(x, v * v, false, false) * x) + jnp::sum(jnp::diagflat(v, 1) * jnp::diagflat(v, 1));
+  };
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(f, std::tuple{jaxcc_test::example(xs, 0, 1), jaxcc_test::example(vs, 0, 1)}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(f, jaxcc::in_axes(0, 0), xs, vs));
+  auto const m = jnp::ones<float>({2, 2});
+  CHECK(message_of([&] { jnp::fill_diagonal(m, 1.f); }) == "JAX arrays are immutable, must use inplace=False");
+  CHECK(message_of([&] { jnp::fill_diagonal(m, 1.f, true, false); }) == "wrap=True is not implemented, must use wrap=False");
+  CHECK(message_of([] { jnp::fill_diagonal(jnp::ones<float>(2), 1.f, false, false); }) == "array must be at least 2-d");
+  CHECK(message_of([] { jnp::fill_diagonal(jnp::ones<float>({2, 2, 3}), 1.f, false, false); }) ==
+        "All dimensions of input must be of equal length");
 }
 
 }  // namespace test_diagonals

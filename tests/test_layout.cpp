@@ -11,7 +11,9 @@
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
+#include <jaxcc/testing/check.hpp>
 
+#include "shape_golden.hpp"
 #include "support.hpp"
 
 namespace test_layout {
@@ -371,6 +373,61 @@ TEST_CASE("large inputs (threaded copies) match a reference loop", "[layout][lar
     for (std::int64_t k = 0; k < 550; ++k)
       all = all && got[static_cast<std::size_t>(j * 550 + k)] == (k < 300 ? 1000 * k + j : -1);
   REQUIRE(all);
+}
+
+TEST_CASE("permute_dims, matrix_transpose, rollaxis, broadcast_arrays match JAX", "[layout]") {
+  using jaxcc_test::shape_golden::parts;
+  jaxcc_test::shape_golden::Inputs const in;
+  jaxcc_test::shape_golden::check_cases(
+      "layout/",
+      {
+          {"permute_dims", [&] { return parts(jnp::permute_dims(in.t234, {2, 0, 1})); }},
+          {"matrix_transpose", [&] { return parts(jnp::matrix_transpose(in.t234)); }},
+          {"rollaxis_2_0", [&] { return parts(jnp::rollaxis(in.t234, 2)); }},
+          {"rollaxis_0_3", [&] { return parts(jnp::rollaxis(in.t234, 0, 3)); }},
+          {"rollaxis_neg", [&] { return parts(jnp::rollaxis(in.t234, -1, -2)); }},
+          {"broadcast_arrays",
+           [&] { return parts(jnp::broadcast_arrays(in.v3, in.m23(jaxcc::slice(0, 1)).T(), in.s)); }},
+      });
+  CHECK(jnp::broadcast_shapes({{2, 1, 3}, {4, 1}, {}}) == Shape{2, 4, 3});
+  CHECK(jnp::broadcast_shapes({}) == Shape{});
+  CHECK(jnp::shape(in.t234) == Shape{2, 3, 4});
+  CHECK(jnp::shape(2.5) == Shape{});
+  CHECK(jnp::ndim(in.t234) == 3);
+  CHECK(jnp::ndim(in.t234 * 2.f) == 3);
+  CHECK(jnp::ndim(1) == 0);
+  CHECK(jnp::size(in.t234) == 24);
+  CHECK(jnp::size(in.t234, -1) == 4);
+  CHECK(jnp::size(3.f) == 1);
+  CHECK(jnp::isscalar(in.s));
+  CHECK(jnp::isscalar(1.5));
+  CHECK_FALSE(jnp::isscalar(in.v3));
+  CHECK_FALSE(jnp::isscalar(std::string("a")));
+  // Views of their input.
+  CHECK(shares_buffer(jnp::matrix_transpose(in.t234), in.t234));
+  CHECK(shares_buffer(jnp::broadcast_arrays(in.v3, in.m23)[0], in.v3));
+}
+
+TEST_CASE("permute_dims, matrix_transpose, rollaxis under grad and vmap; errors", "[layout][grad][vmap][errors]") {
+  auto const xs = jaxcc_test::smooth({2, 3, 4, 5});
+  auto const f = [](Array<double> const& x) {
+    // Each term has shape (4, 5, 3) for x of shape (3, 4, 5).
+    auto const p = jnp::permute_dims(x, {1, 2, 0});
+    return p * jnp::rollaxis(x, 0, 3) + jnp::matrix_transpose(jnp::permute_dims(x, {1, 0, 2})) * p +
+           jnp::broadcast_arrays(jnp::sum(p, 0), p)[0];
+  };
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(f, std::tuple{jaxcc_test::example(xs, 0, 1)}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(f, jaxcc::in_axes(0), xs));
+  auto const m = jnp::ones<float>({2, 3});
+  CHECK(message_of([&] { jnp::permute_dims(m, {0}); }) ==
+        "transpose permutation isn't a permutation of operand dimensions, got permutation (0,) for operand shape (2, 3).");
+  CHECK(message_of([] { jnp::matrix_transpose(jnp::ones<float>(3)); }) ==
+        "x must be at least two-dimensional for matrix_transpose; got ndim=1");
+  CHECK(message_of([&] { jnp::rollaxis(m, 0, 4); }) == "start=4 must satisfy -2<=start<=2");
+  CHECK(message_of([] { jnp::broadcast_shapes({{2, 3}, {4}}); }) ==
+        "Incompatible shapes for broadcasting: shapes=[(2, 3), (4,)]");
+  CHECK(message_of([&] { jnp::broadcast_arrays(m, jnp::ones<float>(2)); }) ==
+        "Incompatible shapes for broadcasting: shapes=[(2, 3), (2,)]");
 }
 
 }  // namespace test_layout

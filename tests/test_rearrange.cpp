@@ -15,6 +15,7 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check.hpp>
 
+#include "shape_golden.hpp"
 #include "support.hpp"
 
 namespace test_rearrange {
@@ -161,6 +162,36 @@ TEST_CASE("rearranging: grads to second order, vmap against a loop, jit", "[rear
   REQUIRE_NOTHROW(jaxcc::testing::check_grads(f, std::tuple{a}, 2));
   REQUIRE_NOTHROW(jaxcc::testing::check_vmap(f, jaxcc::in_axes(1), jaxcc_test::smooth({3, 2, 4})));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(f, a));
+}
+
+TEST_CASE("rot90 and resize match JAX", "[rearrange][rot90][resize]") {
+  using jaxcc_test::shape_golden::parts;
+  jaxcc_test::shape_golden::Inputs const in;
+  jaxcc_test::shape_golden::check_cases(
+      "rearrange/",
+      {
+          {"rot90", [&] { return parts(jnp::rot90(in.m23)); }},
+          {"rot90_2", [&] { return parts(jnp::rot90(in.m23, 2)); }},
+          {"rot90_3", [&] { return parts(jnp::rot90(in.t234, 3, {2, 0})); }},
+          {"rot90_neg", [&] { return parts(jnp::rot90(in.t234, -1, {1, 2})); }},
+          {"resize_grow", [&] { return parts(jnp::resize(in.m23, {3, 5})); }},
+          {"resize_shrink", [&] { return parts(jnp::resize(in.t234, 5)); }},
+          {"resize_empty", [&] { return parts(jnp::resize(in.v3(jaxcc::slice(0, 0)), {2, 2})); }},
+      });
+}
+
+TEST_CASE("rot90 and resize under grad and vmap; errors", "[rearrange][rot90][resize][grad][vmap][errors]") {
+  auto const xs = jaxcc_test::smooth({2, 3, 4});
+  auto const f = [](Array<double> const& x) {
+    return jnp::sum(jnp::rot90(x) * jnp::rot90(x, 3)(jaxcc::slice(jaxcc::none, jaxcc::none, -1))) +
+           jnp::sum(jnp::resize(x, {5, 3}) * jnp::resize(x, {5, 3})) + jnp::sum(jnp::rot90(x, 2, {1, 0}) * x);
+  };
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(f, std::tuple{jaxcc_test::example(xs, 0, 1)}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(f, jaxcc::in_axes(0), xs));
+  CHECK(message_of([] { jnp::rot90(jnp::ones<float>(3)); }) ==
+        "rot90 requires its first argument to have ndim at least two, but got first argument of shape (3,), which has ndim 1");
+  CHECK(message_of([] { jnp::rot90(jnp::ones<float>({2, 2}), 1, {0, -2}); }) == "Axes must be different");
+  CHECK(message_of([] { jnp::resize(jnp::ones<float>(2), {-1}); }) == "all elements of `new_shape` must be non-negative");
 }
 
 }  // namespace test_rearrange

@@ -1,5 +1,5 @@
-// Array creation: array, zeros, ones, full (and *_like), arange, linspace, eye,
-// meshgrid.
+// Array creation: array, asarray, copy, zeros, ones, full, empty (and
+// *_like), arange, linspace, logspace, geomspace, eye, identity, meshgrid.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/creation.hpp"
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 
 namespace jaxcc::detail {
@@ -86,6 +87,12 @@ Array<value_type_t<A>> asarray(A const& a) {
   return a;
 }
 
+/// A copy of `a`'s values (arrays are immutable: a concrete one's buffer is shared).
+template <ArrayLike A>
+Array<value_type_t<A>> copy(A const& a) {
+  return a;
+}
+
 template <Element T, Scalar S>
 Array<T> full(Shape shape, S value) {
   return detail::filled<T>(std::move(shape), value);
@@ -123,6 +130,20 @@ auto ones_like(A const& a) {
 template <ArrayLike A, Scalar S>
 auto full_like(A const& a, S value) {
   return full<value_type_t<A>>(a.shape(), value);
+}
+
+/// An array of `shape` whose values are unspecified in numpy; zeros here, as in JAX.
+template <Element T = float>
+Array<T> empty(Shape shape) {
+  return zeros<T>(std::move(shape));
+}
+template <Element T = float, std::integral N>
+Array<T> empty(N n) {
+  return zeros<T>(Shape{static_cast<std::int64_t>(n)});
+}
+template <ArrayLike A>
+auto empty_like(A const& prototype) {
+  return zeros_like(prototype);
 }
 
 /// Values start, start + step, ... below stop (above it for a negative step);
@@ -172,6 +193,30 @@ Array<T> eye(std::int64_t n, std::int64_t m = -1, std::int64_t k = 0) {
   for (std::int64_t i = 0; i < n; ++i)
     if (i + k >= 0 && i + k < m) data[i * m + i + k] = T{1};
   return out;
+}
+
+/// The n×n identity matrix.
+template <Element T = float>
+Array<T> identity(std::int64_t n) {
+  return eye<T>(n);
+}
+
+/// `base` raised to `num` evenly spaced exponents from start to stop (stop
+/// included by default): power(base, linspace(start, stop)) in T, as JAX.
+template <Element T = float>
+Array<T> logspace(double start, double stop, std::int64_t num = 50, bool endpoint = true, double base = 10.0) {
+  static_assert(FloatElement<T>, "logspace: use a float dtype");
+  return power(static_cast<T>(base), linspace<T>(start, stop, num, endpoint));
+}
+
+/// `num` values from start to stop spaced evenly on a log scale (a
+/// geometric progression); start and stop must share a sign and not be 0.
+template <Element T = float>
+Array<T> geomspace(double start, double stop, std::int64_t num = 50, bool endpoint = true) {
+  static_assert(FloatElement<T>, "geomspace: use a float dtype");
+  auto const sign = start > 0 ? 1.0 : start < 0 ? -1.0 : 0.0;
+  auto const log10_of = [&](double v) { return static_cast<double>(std::log10(static_cast<T>(v / sign))); };
+  return static_cast<T>(sign) * logspace<T>(log10_of(start), log10_of(stop), num, endpoint, 10.0);
 }
 
 /// Coordinate grids from 1-D arrays of one dtype, as jnp.meshgrid: with

@@ -1,5 +1,5 @@
 // jax.numpy's triangle and diagonal functions: tril, triu, diagonal, trace,
-// diag. Built from existing operations (a select against a constant mask,
+// diag, diagflat, fill_diagonal. Built from existing operations (a select against a constant mask,
 // moveaxis, reshape, a strided slice, lax::pad, sum), so grad, vmap and jit
 // go through their rules; none adds a primitive. Offsets are static.
 #pragma once
@@ -15,7 +15,9 @@
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/indexing.hpp"
 #include "jaxcc/numpy/layout.hpp"
+#include "jaxcc/numpy/rearrange.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 #include "jaxcc/primitives/pad.hpp"
@@ -97,6 +99,43 @@ Array<value_type_t<A>> diag(A const& v, std::int64_t k = 0) {
   auto const hi = len == 0 ? 0 : n * n - (lo + (len - 1) * (n + 1) + 1);
   primitives::pad_p::PaddingConfig const config{std::array<std::int64_t, 3>{lo, hi, len == 0 ? 0 : n}};
   return lax::reshape(lax::pad(x, T(0), config), Shape{n, n});
+}
+
+/// The square matrix with `v` flattened on diagonal k.
+template <ArrayLike A>
+Array<value_type_t<A>> diagflat(A const& v, std::int64_t k = 0) {
+  return diag(ravel(v), k);
+}
+
+/// `a` with its main diagonal (a[i, i, ..., i]) set to `val`: a scalar or
+/// 0-d array for every element, else val's elements in order, repeated as
+/// needed. JAX arrays are immutable: `inplace` must be false, as in JAX
+/// (whose default, true, raises); `wrap` must be false (not implemented).
+template <ArrayLike A, class V>
+  requires detail::ArrayOrScalar<V>
+Array<value_type_t<A>> fill_diagonal(A const& a, V const& val, bool wrap = false, bool inplace = true) {
+  using T = value_type_t<A>;
+  if (inplace) throw Error("JAX arrays are immutable, must use inplace=False");
+  if (wrap) throw Error("wrap=True is not implemented, must use wrap=False");
+  auto const x = as_array(a);
+  if (x.ndim() < 2) throw Error("array must be at least 2-d");
+  auto const& shape = x.shape();
+  for (auto d : shape)
+    if (x.ndim() > 2 && d != shape[0]) throw Error("All dimensions of input must be of equal length");
+  auto const n = *std::min_element(shape.begin(), shape.end());
+  auto const idx = arange<std::int32_t>(n);
+  std::vector<detail::IndexItem> items(shape.size(), detail::IndexItem{detail::IndexItem::Kind::array, 0, {}, idx});
+  detail::AtRef<T> const at(x, items);
+  if constexpr (Scalar<V>) {
+    return at.set(static_cast<T>(val));
+  } else {
+    Array<T> const v = fusion::cast<T>(val);
+    if (v.ndim() == 0) return at.set(v);
+    auto const flat = ravel(v);
+    if (flat.size() == 0) return at.set(v);  // JAX fails on an empty value too
+    auto const reps = (n + flat.size() - 1) / flat.size();
+    return at.set(lax::slice(tile(flat, std::max<std::int64_t>(reps, 1)), Axes{0}, Axes{n}));
+  }
 }
 
 }  // namespace jaxcc::numpy

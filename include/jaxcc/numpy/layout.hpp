@@ -1,7 +1,9 @@
 // jax.numpy's shape and layout functions: reshape, ravel, transpose,
-// moveaxis, swapaxes, expand_dims, squeeze, broadcast_to, concatenate,
-// stack, split. All but concatenate and stack return views of their input
-// where the layout allows (reshape and ravel copy a non-contiguous input).
+// permute_dims, matrix_transpose, moveaxis, rollaxis, swapaxes, expand_dims,
+// squeeze, broadcast_to, broadcast_shapes, broadcast_arrays, concatenate,
+// stack, split; and shape, ndim, size, isscalar. All but concatenate and
+// stack return views of their input where the layout allows (reshape and
+// ravel copy a non-contiguous input).
 #pragma once
 
 #include <algorithm>
@@ -52,6 +54,29 @@ Array<value_type_t<A>> transpose(A const& a, Axes const& axes) {
   return lax::transpose(x, perm);
 }
 
+/// The array API's transpose: output axis i is input axis axes[i].
+template <ArrayLike A>
+Array<value_type_t<A>> permute_dims(A const& a, Axes const& axes) {
+  auto const x = as_array(a);
+  if (static_cast<std::int64_t>(axes.size()) != x.ndim())
+    detail::throw_error("transpose permutation isn't a permutation of operand dimensions, got permutation ",
+                        Shape(axes.begin(), axes.end()), " for operand shape ", x.shape(), ".");
+  return transpose(x, axes);
+}
+
+/// The last two axes swapped; `x` must be at least 2-D.
+template <ArrayLike A>
+Array<value_type_t<A>> matrix_transpose(A const& x) {
+  auto const a = as_array(x);
+  if (a.ndim() < 2)
+    detail::throw_error("x must be at least two-dimensional for matrix_transpose; got ndim=", a.ndim());
+  Axes perm;
+  for (std::int64_t d = 0; d + 2 < a.ndim(); ++d) perm.push_back(d);
+  perm.push_back(a.ndim() - 1);
+  perm.push_back(a.ndim() - 2);
+  return lax::transpose(a, perm);
+}
+
 /// Swap two axes.
 template <ArrayLike A>
 Array<value_type_t<A>> swapaxes(A const& a, std::int64_t axis1, std::int64_t axis2) {
@@ -86,6 +111,19 @@ Array<value_type_t<A>> moveaxis(A const& a, Axes const& source, Axes const& dest
 template <ArrayLike A>
 Array<value_type_t<A>> moveaxis(A const& a, std::int64_t source, std::int64_t destination) {
   return moveaxis(a, Axes{source}, Axes{destination});
+}
+
+/// Move `axis` to sit before position `start` (numpy's older moveaxis):
+/// -ndim <= start <= ndim.
+template <ArrayLike A>
+Array<value_type_t<A>> rollaxis(A const& a, std::int64_t axis, std::int64_t start = 0) {
+  auto const x = as_array(a);
+  auto const n = x.ndim();
+  auto const ax = detail::normalize_axis(axis, n, "rollaxis");
+  if (start < -n || start > n) detail::throw_error("start=", start, " must satisfy ", -n, "<=start<=", n);
+  if (start < 0) start += n;
+  if (start > ax) --start;
+  return moveaxis(x, ax, start);
 }
 
 /// Insert size-1 axes at `axis` (positions in the result; negative counts from its end).
@@ -140,6 +178,79 @@ Array<value_type_t<A>> broadcast_to(A const& a, Shape const& shape) {
 template <ArrayLike A>
 Array<value_type_t<A>> broadcast_to(A const& a, std::int64_t size) {
   return broadcast_to(a, Shape{size});
+}
+
+/// The shape that arrays of `shapes` broadcast to (numpy's rules), or JAX's error.
+inline Shape broadcast_shapes(std::vector<Shape> const& shapes) {
+  Shape out;
+  try {
+    for (auto const& s : shapes) out = detail::broadcast_shapes(out, s, "broadcast_shapes");
+  } catch (Error const&) {
+    std::ostringstream os;
+    os << "Incompatible shapes for broadcasting: shapes=[";
+    for (std::size_t i = 0; i < shapes.size(); ++i) os << (i ? ", " : "") << shapes[i];
+    os << ']';
+    throw Error(os.str());
+  }
+  return out;
+}
+inline Shape broadcast_shapes(std::initializer_list<Shape> shapes) {
+  return broadcast_shapes(std::vector<Shape>(shapes));
+}
+
+/// Arrays of one dtype broadcast to their common shape (stride-0 views).
+template <Element T>
+std::vector<Array<T>> broadcast_arrays(std::vector<Array<T>> const& args) {
+  std::vector<Shape> shapes;
+  for (auto const& x : args) shapes.push_back(x.shape());
+  auto const common = broadcast_shapes(shapes);
+  std::vector<Array<T>> out;
+  for (auto const& x : args) out.push_back(broadcast_to(x, common));
+  return out;
+}
+template <ArrayLike A, ArrayLike... B>
+  requires(std::same_as<value_type_t<A>, value_type_t<B>> && ...)
+std::vector<Array<value_type_t<A>>> broadcast_arrays(A const& a, B const&... rest) {
+  return broadcast_arrays(std::vector<Array<value_type_t<A>>>{as_array(a), as_array(rest)...});
+}
+
+/// An array's shape, rank and element count (jnp.shape, jnp.ndim, jnp.size);
+/// a C++ scalar has shape (), rank 0 and one element.
+template <ArrayLike A>
+Shape shape(A const& a) {
+  return a.shape();
+}
+template <ArrayLike A>
+std::int64_t ndim(A const& a) {
+  return static_cast<std::int64_t>(a.shape().size());
+}
+template <ArrayLike A>
+std::int64_t size(A const& a) {
+  return a.shape().numel();
+}
+/// The number of elements along `axis` (negative counts from the end).
+template <ArrayLike A>
+std::int64_t size(A const& a, std::int64_t axis) {
+  return a.shape()[static_cast<std::size_t>(detail::normalize_axis(axis, ndim(a), "size"))];
+}
+template <Scalar S>
+Shape shape(S) {
+  return {};
+}
+template <Scalar S>
+std::int64_t ndim(S) {
+  return 0;
+}
+template <Scalar S>
+std::int64_t size(S) {
+  return 1;
+}
+/// Whether `element` is a scalar: a C++ scalar, or an array of rank 0.
+template <class E>
+bool isscalar(E const& element) {
+  if constexpr (Scalar<E>) return true;
+  else if constexpr (ArrayLike<E>) return element.shape().empty();
+  else return false;
 }
 
 /// Join arrays along an existing axis (negative counts from the end).

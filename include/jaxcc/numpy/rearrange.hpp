@@ -1,5 +1,5 @@
-// jax.numpy's rearranging functions: flip, fliplr, flipud, roll, tile,
-// repeat. Each is built from existing operations (take's gather, slice,
+// jax.numpy's rearranging functions: flip, fliplr, flipud, rot90, roll,
+// tile, repeat, resize. Each is built from existing operations (take's gather, slice,
 // concatenate, broadcast_in_dim, reshape), so grad, vmap and jit go through
 // their rules; none adds a primitive. Axes and repeat counts are static.
 #pragma once
@@ -78,6 +78,28 @@ Array<value_type_t<A>> fliplr(A const& m) {
 template <ArrayLike A>
 Array<value_type_t<A>> flipud(A const& m) {
   return detail::flip_axes(as_array(m), Axes{0}, "flipud");
+}
+
+/// `m` rotated by 90 degrees k times in the plane of `axes` (from the first
+/// axis towards the second): flips and a transpose, as JAX does.
+template <ArrayLike A>
+Array<value_type_t<A>> rot90(A const& m, std::int64_t k = 1, Axes const& axes = {0, 1}) {
+  auto const x = as_array(m);
+  if (x.ndim() < 2)
+    detail::throw_error("rot90 requires its first argument to have ndim at least two, but got first argument of "
+                        "shape ", x.shape(), ", which has ndim ", x.ndim());
+  if (axes.size() != 2)
+    detail::throw_error("rot90: axes must be a pair of axes, got ", Shape(axes.begin(), axes.end()));
+  auto const ax1 = detail::normalize_axis(axes[0], x.ndim(), "rot90");
+  auto const ax2 = detail::normalize_axis(axes[1], x.ndim(), "rot90");
+  if (ax1 == ax2) throw Error("Axes must be different");
+  k = ((k % 4) + 4) % 4;
+  if (k == 0) return x;
+  if (k == 2) return detail::flip_axes(x, Axes{ax1, ax2}, "rot90");
+  Axes perm;
+  for (std::int64_t d = 0; d < x.ndim(); ++d) perm.push_back(d == ax1 ? ax2 : d == ax2 ? ax1 : d);
+  if (k == 1) return lax::transpose(detail::flip_axes(x, Axes{ax2}, "rot90"), perm);
+  return detail::flip_axes(lax::transpose(x, perm), Axes{ax2}, "rot90");
 }
 
 /// Roll elements along axes: element i of axis[k] moves to (i + shift[k])
@@ -207,6 +229,24 @@ Array<value_type_t<A>> repeat(A const& a, std::int64_t repeats, none_t = none) {
 template <ArrayLike A>
 Array<value_type_t<A>> repeat(A const& a, Axes const& repeats, none_t = none) {
   return repeat(ravel(a), repeats, 0);
+}
+
+/// `a` flattened, repeated as often as needed and cut to fill `new_shape`
+/// (zeros when either is empty).
+template <ArrayLike A>
+Array<value_type_t<A>> resize(A const& a, Shape const& new_shape) {
+  for (auto d : new_shape)
+    if (d < 0) throw Error("all elements of `new_shape` must be non-negative");
+  auto const flat = ravel(a);
+  auto const new_size = new_shape.numel();
+  if (flat.size() == 0 || new_size == 0) return zeros<value_type_t<A>>(new_shape);
+  auto const repeats = (new_size + flat.size() - 1) / flat.size();
+  return lax::reshape(lax::slice(tile(flat, repeats), Axes{0}, Axes{new_size}), new_shape);
+}
+template <ArrayLike A, std::integral N>
+  requires(!std::same_as<N, bool>)
+Array<value_type_t<A>> resize(A const& a, N new_shape) {
+  return resize(a, Shape{static_cast<std::int64_t>(new_shape)});
 }
 
 }  // namespace jaxcc::numpy
