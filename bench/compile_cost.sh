@@ -58,8 +58,13 @@ files=(
 )
 ((quick)) || files+=("mlp|$root/examples/mlp.cpp|6|")
 if [ -n "$runtime" ]; then
-  files+=("quickstart+runtime|$root/examples/quickstart.cpp|3|-DJAXCC_PRECOMPILED_RUNTIME $runtime")
-  files+=("mlp+runtime|$root/examples/mlp.cpp|4|-DJAXCC_PRECOMPILED_RUNTIME $runtime")
+  # The runtime's generated instance list: beside the library in its build
+  # tree (generated/include), or in the include folder it was installed with.
+  runtime_include="$(dirname "$runtime")/generated/include"
+  [ -d "$runtime_include" ] || runtime_include="$(dirname "$runtime")/../include"
+  with_runtime="-DJAXCC_PRECOMPILED_RUNTIME -I$runtime_include $runtime"
+  files+=("quickstart+runtime|$root/examples/quickstart.cpp|3|$with_runtime")
+  files+=("mlp+runtime|$root/examples/mlp.cpp|4|$with_runtime")
 fi
 memory_target_kb=$((1024 * 1024))
 

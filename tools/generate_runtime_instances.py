@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Writes include/jaxcc/runtime/runtime_instances.hpp: the rule instantiations
-that the precompiled runtime (CMake target jaxcc::runtime) compiles once.
+"""Writes jaxcc/runtime/runtime_instances.hpp: the rule instantiations that
+the precompiled runtime (CMake target jaxcc::runtime) compiles once. The
+build writes it into its own tree (cmake/runtime.cmake), where the runtime
+and what links it find it, and installs it with the runtime.
 
 They are the ones that jaxcc's own rules reach: every primitive at every
 dtype it takes, and every elementwise op as a one-op fused region at every
@@ -11,11 +13,11 @@ a file that uses them compiles their instantiations itself. A user's own fused
 regions of several ops are not among them: they are compiled where they are
 written, and their rules reach these.
 
-Run it from the repository root after adding a primitive or an op:
-    python3 tools/generate_runtime_instances.py
+    python3 tools/generate_runtime_instances.py OUTPUT_HEADER
 """
 import itertools
 import pathlib
+import sys
 
 FLOATS = ["float", "double"]
 INDICES = ["std::int32_t", "std::int64_t"]
@@ -181,6 +183,11 @@ lines.append("#define JAXCC_RUNTIME_OP_RULES(X) \\")
 lines += [f"  JAXCC_RUNTIME_OP_RULES_{g.upper()}(X) \\" for g in groups]
 lines.append("")
 lines.append("// clang-format on")
-out = pathlib.Path(__file__).resolve().parent.parent / "include/jaxcc/runtime/runtime_instances.hpp"
-out.write_text("\n".join(lines) + "\n")
+if len(sys.argv) != 2:
+    sys.exit("usage: generate_runtime_instances.py OUTPUT_HEADER")
+out = pathlib.Path(sys.argv[1])
+out.parent.mkdir(parents=True, exist_ok=True)
+text = "\n".join(lines) + "\n"
+if not out.exists() or out.read_text() != text:  # an unchanged list keeps its timestamp: nothing rebuilds
+    out.write_text(text)
 print(f"{out}: {len(instances)} instantiations, {len(regions)} regions and {len(op_rules)} ops' rules in {len(groups)} groups")

@@ -238,9 +238,6 @@ struct ControlFlowBatchingOps {
 
 }  // namespace jaxcc::detail
 
-// Installed by the batching rules of control flow and custom rules; where the
-// runtime is linked, it holds these operations at every dtype.
-
 namespace jaxcc::detail {
 
 /// Per example, on_true where pred holds, else on_false: pred is (batch,),

@@ -108,6 +108,7 @@ JAXCC_RUNTIME_INSTANCE(class WhileCallT<void>)
 // jaxcc/sharding/eager.hpp
 JAXCC_RUNTIME_INSTANCE(std::optional<AnyArray> apply_partitioned<void>(std::shared_ptr<graph::PrimitiveBase const> const&,
                                                                        std::span<AnyArray const>))
+// It fills every dtype's mesh operations (SpmdOps).
 JAXCC_RUNTIME_INSTANCE(void install_mesh_operations<void>())
 // jaxcc/sharding/partition.hpp
 JAXCC_RUNTIME_INSTANCE(std::optional<Mesh> mesh_of<void>(std::vector<AnyArray> const&,
@@ -141,11 +142,12 @@ JAXCC_RUNTIME_INSTANCE(std::pair<std::vector<AnyArray>, graph::Batched> trace_an
     graph::FlatFunction const&, std::vector<SpecifiedLeaf> const&, graph::AxisData const&))
 }  // namespace jaxcc::detail
 
-// jaxcc/lax/control_flow_common.hpp
+// The value operations at every dtype, as each installer fills them (the
+// 16-bit floats' through float32): control flow's and the custom rules'
+// batching (lax/control_flow_common.hpp), every reverse-mode entry point's
+// (tracing/trace_call.hpp), every vmap's (transforms/vmap.hpp).
 JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::ControlFlowBatchingOps>())
-// jaxcc/tracing/trace_call.hpp
 JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::ReverseOps>())
-// jaxcc/transforms/vmap.hpp
 JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::BatchingOps>())
 
 #undef JAXCC_RUNTIME_INSTANCE

@@ -3,8 +3,10 @@
 // jaxcc's own primitives and elementwise ops, and each op's row kernel and
 // tangent builder, are declared extern here: a translation unit that binds
 // one does not compile its rules, nor the rules those reach; the library
-// holds them, compiled once (runtime/runtime_instances.hpp lists them; the
-// type-erased machinery, runtime/machinery.hpp). Without it nothing changes: the
+// holds them, compiled once (runtime/runtime_instances.hpp lists them,
+// written into the build tree by tools/generate_runtime_instances.py and
+// installed with the runtime; the type-erased machinery,
+// runtime/machinery.hpp). Without it nothing changes: the
 // headers alone are the library. <jaxcc/jaxcc.hpp> includes this last.
 #pragma once
 

@@ -111,6 +111,5 @@ void install_mesh_operations() {
   graph::sharded_apply().store(&apply_partitioned<>, std::memory_order_release);
   partitioned_call_hook().store(&partitioned_call<>, std::memory_order_release);
 }
-// It fills every dtype's mesh operations (SpmdOps): where the runtime is linked, the runtime holds it.
 
 }  // namespace jaxcc::detail

@@ -74,9 +74,6 @@ struct ReverseOps {
 
 }  // namespace jaxcc::detail
 
-// Installed by every reverse-mode entry point; where the runtime is linked,
-// it holds these operations at every dtype.
-
 namespace jaxcc::detail {
 
 /// `arg` with every Array leaf replaced by a new input of `trace`; scalar

@@ -245,9 +245,6 @@ struct BatchingOps {
 }  // namespace detail
 }  // namespace jaxcc
 
-// Installed by every vmap; with the runtime linked, the runtime holds it (and
-// the 16-bit floats' operations through float32 that it fills).
-
 namespace jaxcc {
 namespace detail {
 
