@@ -22,6 +22,7 @@
 #include "jaxcc/lax/shape_ops.hpp"
 #include "jaxcc/lax/reductions.hpp"
 #include "jaxcc/lax/sorting.hpp"
+#include "jaxcc/lax/optimization_barrier.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/cumulative.hpp"
 #include "jaxcc/numpy/diagonals.hpp"
