@@ -23,6 +23,7 @@
 #include "jaxcc/lax/reductions.hpp"
 #include "jaxcc/lax/sorting.hpp"
 #include "jaxcc/lax/optimization_barrier.hpp"
+#include "jaxcc/lax/gather_scatter.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/cumulative.hpp"
 #include "jaxcc/numpy/diagonals.hpp"
