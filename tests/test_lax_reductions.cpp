@@ -1,6 +1,6 @@
 // lax's reductions (lax/reductions.hpp: reduce_sum, reduce_prod,
 // reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor, reduce with a
-// computation, argmax, argmin, cumlogsumexp) and sorts (lax/sorting.hpp:
+// computation, argmax, argmin, cumlogsumexp, reduce_window_shape_tuple) and sorts (lax/sorting.hpp:
 // sort of one or several operands, sort_key_val, approx_max_k,
 // approx_min_k): against JAX's values (tests/golden/lax_more_cases.py),
 // derivatives, batching, jit and JAX's errors.
@@ -99,6 +99,18 @@ TEST_CASE("lax reductions: JAX's errors", "[lax][reductions][errors]") {
   CHECK(message_of([&] { lax::cumlogsumexp(x, 2); }) == "axis 2 is out of bounds for array of shape (2, 3)");
   CHECK(message_of([&] { lax::reduce(x, jnp::ones<float>({2}), lax::add, {0}); }) ==
         "reduce: init_value must be a scalar, got shape (2,)");
+}
+
+TEST_CASE("lax::reduce_window_shape_tuple", "[lax][reduce_window]") {
+  // By hand (JAX gives the same): dimension 0 is 7 + 1 padding = 8 cells, a
+  // window of 2 dilated by 2 spans 3, stride 2: (8 - 3) / 2 + 1 = 3;
+  // dimension 1 is 5 dilated by 2 = 9 cells + 2 padding, window 3, stride 1: 9.
+  CHECK(lax::reduce_window_shape_tuple({7, 5}, {2, 3}, {2, 1}, {{1, 0}, {0, 2}}, {1, 2}, {2, 1}) == Shape{3, 9});
+  CHECK(lax::reduce_window_shape_tuple({4}, {7}, {2}, {{0, 0}}) == Shape{0});  // no window fits
+  // It is the shape reduce_window gives.
+  auto const x = jnp::ones<float>({5, 6});
+  CHECK(lax::reduce_window(x, 0.0f, lax::add, {2, 3}, {2, 2}, {{1, 1}, {0, 1}}).shape() ==
+        lax::reduce_window_shape_tuple({5, 6}, {2, 3}, {2, 2}, {{1, 1}, {0, 1}}));
 }
 
 TEST_CASE("lax sorts match JAX", "[lax][sorting]") {
