@@ -1,4 +1,4 @@
-// lax's shape functions (lax/shape_ops.hpp: broadcast, broadcast_like,
+// lax's shape functions (lax/shape_ops.hpp: reshape with dimensions, broadcast, broadcast_like,
 // broadcast_shapes, broadcast_to_rank, iota, broadcasted_iota, collapse,
 // rev, tile, full, full_like, empty, stack, unstack, split) and the
 // one-dimension slicing forms (lax/slicing.hpp: slice_in_dim, index_in_dim,
@@ -57,6 +57,11 @@ TEST_CASE("lax shape functions match JAX", "[lax][shape_ops]") {
   CHECK(lax::broadcast_shapes(std::vector<Shape>{}) == Shape{});
   CHECK(lax::empty<double>({2}).to_vector() == std::vector<double>{0, 0});
   CHECK(lax::unstack(m(), 0).size() == 3);
+  // By hand (JAX gives the same): reshape with dimensions (1, 0) reads [[0, 1, 2], [3, 4, 5]]
+  // column by column: 0, 3, 1, 4, 2, 5.
+  auto const r = lax::reshape(jnp::arange<float>(0, 6).reshape({2, 3}), {3, 2}, {1, 0});
+  CHECK(r.shape() == Shape{3, 2});
+  CHECK(r.to_vector() == std::vector<float>{0, 3, 1, 4, 2, 5});
 }
 
 TEST_CASE("lax one-dimension slicing matches JAX", "[lax][slicing]") {
@@ -106,6 +111,8 @@ TEST_CASE("lax shape functions: derivatives, batching, jit, edges", "[lax][shape
 
 TEST_CASE("lax shape functions: JAX's errors", "[lax][shape_ops][errors]") {
   auto const x = jnp::ones<float>({2, 3});
+  CHECK(message_of([&] { lax::reshape(x, {3, 2}, {0, 0}); }) ==
+        "reshape dimensions must be a permutation of operand dimensions, got dimensions (0, 0) for shape (2, 3).");
   CHECK(message_of([&] { lax::rev(x, {-1}); }) == "rev dimensions must have every element be nonnegative, got (-1,).");
   CHECK(message_of([&] { lax::rev(x, {2}); }) ==
         "rev dimensions must all be less than operand ndim, got dimensions (2,) for operand ndim 2.");

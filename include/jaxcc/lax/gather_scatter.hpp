@@ -72,7 +72,8 @@ namespace jaxcc::detail {
 
 /// A gather or scatter mode as JAX parses it: none or a string; true when
 /// out-of-range windows are filled (gather) or dropped (scatter).
-inline bool fills_or_drops(std::optional<std::string_view> mode, bool scatter) {
+template <class = void>
+bool fills_or_drops(std::optional<std::string_view> mode, bool scatter) {
   if (!mode) return scatter;
   if (*mode == "clip") return false;
   if (*mode == "fill" || *mode == "drop") return true;
@@ -81,7 +82,9 @@ inline bool fills_or_drops(std::optional<std::string_view> mode, bool scatter) {
   throw_error("Unknown gather mode \"", *mode, "\"");
 }
 
-/// JAX's checks on a list of dimensions of a gather or scatter.
+/// JAX's checks on a list of dimensions of a gather or scatter. (Templates
+/// here, so that only a file that gathers or scatters compiles them.)
+template <class = void>
 struct DimsCheck {
   std::string_view op;
   void sorted(Axes const& dims, std::string_view name) const {
@@ -113,9 +116,10 @@ struct DimsCheck {
 };
 
 /// The batching dimensions shared by operand and indices: equal counts and sizes.
-inline void check_batching_dims(std::string_view op, Shape const& operand, Shape const& indices, Axes const& obd,
+template <class = void>
+void check_batching_dims(std::string_view op, Shape const& operand, Shape const& indices, Axes const& obd,
                                 Axes const& ibd, std::string_view ibd_name) {
-  DimsCheck const c{op};
+  DimsCheck<> const c{op};
   c.unique(ibd, ibd_name);
   c.in_range(ibd, indices.rank(), ibd_name);
   auto const Op = std::string(1, static_cast<char>(std::toupper(op[0]))) + std::string(op.substr(1));
@@ -135,9 +139,10 @@ inline void check_batching_dims(std::string_view op, Shape const& operand, Shape
 }
 
 /// JAX's _gather_shape_rule: the checks, then the output shape.
-inline Shape gather_shape(Shape const& operand, Shape const& indices, lax::GatherDimensionNumbers const& dn,
+template <class = void>
+Shape gather_shape(Shape const& operand, Shape const& indices, lax::GatherDimensionNumbers const& dn,
                           Shape const& slice_sizes) {
-  DimsCheck const c{"gather"};
+  DimsCheck<> const c{"gather"};
   auto const rank = operand.rank();
   if (indices.rank() < 1)
     throw_error("Gather index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 and gather "
@@ -202,7 +207,8 @@ inline Shape gather_shape(Shape const& operand, Shape const& indices, lax::Gathe
 }
 
 /// Row-major strides of `shape`, in elements.
-inline Axes row_major_strides(Shape const& shape) {
+template <class = void>
+Axes row_major_strides(Shape const& shape) {
   Axes strides(shape.size(), 1);
   for (auto d = static_cast<std::int64_t>(shape.size()) - 2; d >= 0; --d)
     strides[static_cast<std::size_t>(d)] = strides[static_cast<std::size_t>(d + 1)] * shape[static_cast<std::size_t>(d + 1)];
@@ -255,7 +261,8 @@ struct FlatPositions {
 };
 
 /// The operand dimensions a window spans (not collapsed, not batching), in order.
-inline Axes window_dimensions(std::int64_t rank, Axes const& collapsed, Axes const& batching) {
+template <class = void>
+Axes window_dimensions(std::int64_t rank, Axes const& collapsed, Axes const& batching) {
   Axes out;
   for (std::int64_t d = 0; d < rank; ++d)
     if (std::find(collapsed.begin(), collapsed.end(), d) == collapsed.end() &&
@@ -265,7 +272,8 @@ inline Axes window_dimensions(std::int64_t rank, Axes const& collapsed, Axes con
 }
 
 /// The dimensions of a rank-`rank` shape not in `dims`, in order.
-inline Axes other_dimensions(std::int64_t rank, Axes const& dims) {
+template <class = void>
+Axes other_dimensions(std::int64_t rank, Axes const& dims) {
   Axes out;
   for (std::int64_t d = 0; d < rank; ++d)
     if (std::find(dims.begin(), dims.end(), d) == dims.end()) out.push_back(d);
@@ -273,9 +281,10 @@ inline Axes other_dimensions(std::int64_t rank, Axes const& dims) {
 }
 
 /// JAX's _scatter_shape_rule: the checks (the result has the operand's shape).
-inline void check_scatter(Shape const& operand, Shape const& indices, Shape const& updates,
+template <class = void>
+void check_scatter(Shape const& operand, Shape const& indices, Shape const& updates,
                           lax::ScatterDimensionNumbers const& dn) {
-  DimsCheck const c{"scatter"};
+  DimsCheck<> const c{"scatter"};
   auto const rank = operand.rank();
   if (indices.rank() < 1)
     throw_error("Scatter index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 and scatter "

@@ -1,5 +1,6 @@
 // jax.lax's shape functions beyond the primitives' own (broadcast_in_dim,
-// expand_dims, squeeze, reshape, transpose, concatenate): broadcast,
+// expand_dims, squeeze, reshape, transpose, concatenate): reshape with
+// `dimensions`, broadcast,
 // broadcast_like, broadcast_shapes, broadcast_to_rank, iota,
 // broadcasted_iota, collapse, rev, tile, full, full_like, empty, stack,
 // unstack, split. Each is built from existing operations (broadcast_in_dim,
@@ -24,11 +25,13 @@
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/primitives/slice.hpp"
 #include "jaxcc/primitives/squeeze.hpp"
+#include "jaxcc/primitives/transpose.hpp"
 
 namespace jaxcc::detail {
 
 /// A list of dimensions as JAX prints a tuple: (1, 2) or (1,).
-inline std::string dims_tuple(Axes const& dims) { return to_string(Shape(dims.begin(), dims.end())); }
+template <class = void>
+std::string dims_tuple(Axes const& dims) { return to_string(Shape(dims.begin(), dims.end())); }
 
 }  // namespace jaxcc::detail
 
@@ -48,8 +51,24 @@ Array<value_type_t<A>> broadcast(A const& operand, Shape const& sizes) {
   return broadcast_in_dim(x, shape, dims);
 }
 
+/// lax.reshape with `dimensions`: the operand's dimensions taken in that
+/// order (a permutation), then reshaped to `new_sizes` (row-major).
+template <ArrayLike A>
+Array<value_type_t<A>> reshape(A const& operand, Shape const& new_sizes, Axes const& dimensions) {
+  auto const x = as_array(operand);
+  Axes sorted = dimensions;
+  std::sort(sorted.begin(), sorted.end());
+  bool permutation = static_cast<std::int64_t>(sorted.size()) == x.ndim();
+  for (std::size_t d = 0; permutation && d < sorted.size(); ++d) permutation = sorted[d] == static_cast<std::int64_t>(d);
+  if (!permutation)
+    detail::throw_error("reshape dimensions must be a permutation of operand dimensions, got dimensions ",
+                        detail::dims_tuple(dimensions), " for shape ", x.shape(), ".");
+  return reshape(transpose(x, dimensions), new_sizes);
+}
+
 /// lax.broadcast_shapes: the numpy broadcast of `shapes`.
-inline Shape broadcast_shapes(std::vector<Shape> const& shapes) {
+template <class = void>
+Shape broadcast_shapes(std::vector<Shape> const& shapes) {
   if (shapes.empty()) return Shape{};
   std::size_t rank = 0;
   for (auto const& s : shapes) rank = std::max(rank, s.size());

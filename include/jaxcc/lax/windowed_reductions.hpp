@@ -85,7 +85,8 @@ Array<value_type_t<A>> reduce_window(A const& operand, value_type_t<A> init_valu
 /// of `operand_shape` with explicit (lo, hi) `padding` (empty dilations: 1):
 /// (dilated operand + padding - dilated window) / stride + 1 per dimension,
 /// 0 where the window does not fit.
-inline Shape reduce_window_shape_tuple(Shape const& operand_shape, Axes const& window_dimensions,
+template <class = void>
+Shape reduce_window_shape_tuple(Shape const& operand_shape, Axes const& window_dimensions,
                                        Axes const& window_strides,
                                        std::vector<std::pair<std::int64_t, std::int64_t>> const& padding,
                                        Axes const& base_dilation = {}, Axes const& window_dilation = {}) {
