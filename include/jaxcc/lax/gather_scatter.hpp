@@ -19,12 +19,15 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
