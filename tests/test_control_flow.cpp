@@ -1,4 +1,5 @@
-// Control flow that traces: lax::cond, select, scan, fori_loop, while_loop.
+// Control flow that traces: lax::cond, switch_, select, scan, map,
+// fori_loop, while_loop, and optimization_barrier.
 // Values are checked against plain C++ loops written here; derivatives
 // against finite differences (check_grads) and derivatives worked out by
 // hand; printed programs against what jax.make_jaxpr prints for the same
@@ -7,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -14,6 +16,7 @@
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
+#include <jaxcc/testing/check.hpp>
 #include <jaxcc/testing/check_grads.hpp>
 
 #include "support.hpp"
@@ -559,6 +562,74 @@ TEST_CASE("select chooses elementwise and differentiates", "[control_flow][selec
           "select cases must have the same shapes, got [(2,), (3,)].");
   REQUIRE(message_of([&] { lax::select(jnp::array({true, false}), a, b); }) ==
           "select `which` must be scalar or have the same shape as cases, got `which` shape (2,) but case shape (3,).");
+}
+
+TEST_CASE("lax::switch_ runs the clamped branch; derivatives, batching, errors", "[control_flow][switch]") {
+  using Branch = std::function<Array<double>(Array<double>)>;
+  std::vector<Branch> const branches = {[](Array<double> a) { return Array<double>(a * 2.0); },
+                                        [](Array<double> a) { return Array<double>(a + 1.0); },
+                                        [](Array<double> a) { return Array<double>(-a * a); }};
+  auto const x = jnp::array({1.5, -2.0});
+  // By hand: the index is clamped into [0, 2], as JAX clamps it.
+  CHECK(lax::switch_(1, branches, x).to_vector() == std::vector<double>{2.5, -1.0});
+  CHECK(lax::switch_(jnp::array(-3), branches, x).to_vector() == std::vector<double>{3.0, -4.0});
+  CHECK(lax::switch_(jnp::array<std::int64_t>(9), branches, x).to_vector() == std::vector<double>{-2.25, -4.0});
+  // A tuple of callables of different types; one branch is just called.
+  auto const pair = std::tuple{[](Array<double> const& a) { return Array<double>(jnp::sin(a)); },
+                               [](Array<double> const& a) { return Array<double>(jnp::cos(a)); }};
+  CHECK(lax::switch_(1, pair, x).to_vector() == Array<double>(jnp::cos(x)).to_vector());
+  CHECK(lax::switch_(5, std::tuple{[](Array<double> const& a) { return a; }}, x).to_vector() == x.to_vector());
+  // JAX: grad of switch(2, [2a, a + 1, -a^2]) at 3 is -6.
+  auto const g = jaxcc::grad([&](Array<double> const& a) { return lax::switch_(2, branches, a); })(jnp::array(3.0));
+  CHECK(g.item() == -6.0);
+  auto const f = [&](Array<std::int32_t> const& i, Array<double> const& a) {
+    return lax::switch_(i, branches, Array<double>(jnp::sin(a)));
+  };
+  REQUIRE_NOTHROW(check_grads([&](Array<double> const& a) { return f(jnp::array(2), a); }, std::tuple{x}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(f, jaxcc::in_axes(0, 0), jnp::array({0, 1, 2, 7}),
+                                                      jaxcc_test::smooth({4, 3})));
+  REQUIRE_NOTHROW(jaxcc::testing::check_jit(f, jnp::array(1), x));
+  REQUIRE(message_of([&] { lax::switch_(jnp::array({1, 2}), branches, x); }) ==
+          "Branch index must be scalar, got Array([1, 2], dtype=int32) of shape (2,).");
+  REQUIRE(message_of([&] { lax::switch_(0, std::vector<Branch>{}, x); }) == "Empty branch sequence");
+  std::vector<Branch> const mismatched = {[](Array<double> a) { return a; },
+                                          [](Array<double> a) { return Array<double>(jnp::sum(a)); }};
+  REQUIRE(message_of([&] { lax::switch_(0, mismatched, x); }) ==
+          "switch branches must have equal output types but they differ.\n\nThe output of branch 0 has type "
+          "float64[2] but the corresponding output of branch1 has type float64[], so the shapes do not match.\n\n"
+          "Revise branch 0 and/or branch1 so that all output types match.");
+}
+
+TEST_CASE("lax::map maps over the leading axis, in batches too", "[control_flow][map]") {
+  auto const sq = [](Array<double> const& r) { return Array<double>(r * r); };
+  auto const xs = jnp::arange<double>(0, 5);
+  // By hand: the squares 0, 1, 4, 9, 16, whatever the batch size (JAX's too).
+  for (std::optional<std::int64_t> b : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{2},
+                                        std::optional<std::int64_t>{5}, std::optional<std::int64_t>{7}}) {
+    INFO(b.value_or(0));
+    CHECK(lax::map(sq, xs, b).to_vector() == std::vector<double>{0, 1, 4, 9, 16});
+  }
+  // A pytree in and out.
+  auto const [sums, prods] = lax::map([](std::pair<Array<double>, Array<double>> const& p) {
+    return std::tuple{Array<double>(p.first + p.second), Array<double>(jnp::sum(p.first * p.second))};
+  }, std::pair{jnp::ones<double>({3, 2}), jaxcc_test::smooth({3, 2})}, 2);
+  CHECK(sums.shape() == Shape{3, 2});
+  CHECK(prods.shape() == Shape{3});
+  auto const f = [](Array<double> const& a) {
+    return lax::map([](Array<double> const& r) { return Array<double>(jnp::sin(r) * r.at(0).get()); }, a, 2);
+  };
+  REQUIRE_NOTHROW(check_grads(f, std::tuple{jaxcc_test::smooth({5, 3})}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(f, jaxcc::in_axes(1), jaxcc_test::smooth({5, 2, 3})));
+  REQUIRE(message_of([&] { lax::map(sq, xs, 0); }) == "lax.map: batch_size must be positive, got 0");
+}
+
+TEST_CASE("lax::optimization_barrier is the identity on a pytree", "[control_flow][optimization_barrier]") {
+  auto const x = jnp::array({1.0, 2.0});
+  auto const [a, b] = lax::optimization_barrier(std::tuple{x, jnp::array(3)});
+  CHECK(a.to_vector() == x.to_vector());
+  CHECK(b.item() == 3);
+  auto const g = jaxcc::grad([](Array<double> const& y) { return jnp::sum(lax::optimization_barrier(Array<double>(y * y))); })(x);
+  CHECK(g.to_vector() == std::vector<double>{2.0, 4.0});
 }
 
 }  // namespace test_control_flow

@@ -271,15 +271,17 @@ Array<bool> cond_predicate(Pred const& pred) {
   }
 }
 
-/// JAX's _check_branch_outputs.
+/// JAX's _check_branch_outputs: `api` names the caller (cond, switch),
+/// `name1` and `name2` the branches.
 template <class TrueOut, class FalseOut>
-void check_branch_outputs(TrueOut const& true_out, FalseOut const& false_out) {
+void check_branch_outputs(TrueOut const& true_out, FalseOut const& false_out, std::string const& api = "cond",
+                          std::string const& name1 = "true_fun", std::string const& name2 = "false_fun") {
   auto const true_def = tree::structure(true_out);
   auto const false_def = tree::structure(false_out);
   if (!(true_def == false_def))
-    throw Error("cond branch outputs must have the same pytree structure, but they differ:\n\ntrue_fun output is " +
-                true_def.to_string() + " but false_fun output is " + false_def.to_string() +
-                ".\n\nRevise true_fun and/or false_fun so that they have the same pytree structure.");
+    throw Error(api + " branch outputs must have the same pytree structure, but they differ:\n\n" + name1 +
+                " output is " + true_def.to_string() + " but " + name2 + " output is " + false_def.to_string() +
+                ".\n\nRevise " + name1 + " and/or " + name2 + " so that they have the same pytree structure.");
   auto const a = array_leaves(true_out);
   auto const b = array_leaves(false_out);
   auto const paths = leaf_paths(true_out);
@@ -289,8 +291,8 @@ void check_branch_outputs(TrueOut const& true_out, FalseOut const& false_out) {
     auto const y = graph::aval_of(b[i]);
     if (same_type(x, y)) continue;
     auto const at = paths[i].empty() ? std::string() : " at path " + tree::keystr(paths[i]);
-    diffs.push_back("the output of true_fun" + at + " has type " + aval_string(x) +
-                    " but the corresponding output of false_fun has type " + aval_string(y) + mismatch_extra(x, y));
+    diffs.push_back("the output of " + name1 + at + " has type " + aval_string(x) + " but the corresponding output of " +
+                    name2 + " has type " + aval_string(y) + mismatch_extra(x, y));
   }
   if (diffs.empty()) return;
   std::string list;
@@ -300,8 +302,43 @@ void check_branch_outputs(TrueOut const& true_out, FalseOut const& false_out) {
     for (std::size_t i = 0; i + 1 < diffs.size(); ++i) list += (i ? "\n  * " : "  * ") + diffs[i] + ";";
     list += "\n  * " + diffs.back() + ".\n";
   }
-  throw Error("cond branches must have equal output types but they differ.\n\n" + list +
-              "\nRevise true_fun and/or false_fun so that all output types match.");
+  throw Error(api + " branches must have equal output types but they differ.\n\n" + list + "\nRevise " + name1 +
+              " and/or " + name2 + " so that all output types match.");
+}
+
+
+/// lax.switch's index: a rank-0 integer, as int32 clamped into [0, n - 1].
+template <class Index>
+Array<std::int32_t> switch_index(Index const& index, std::size_t n) {
+  if constexpr (Scalar<Index>) {
+    static_assert(std::integral<Index> && !std::same_as<Index, bool>, "lax::switch_: Index type must be an integer");
+    auto const hi = static_cast<std::int64_t>(n) - 1;
+    return rank0_array<std::int32_t>(static_cast<std::int32_t>(std::clamp<std::int64_t>(index, 0, hi)));
+  } else {
+    using I = value_type_t<Index>;
+    static_assert(std::integral<I> && !std::same_as<I, bool>, "lax::switch_: Index type must be an integer");
+    auto const i = as_array(index);
+    if (i.ndim() != 0) {
+      std::ostringstream os;
+      os << "Branch index must be scalar, got ";
+      if (i.is_traced()) os << "Traced<" << aval_string(graph::aval_of(AnyArray(i))) << ">";
+      else os << i;
+      os << " of shape " << i.shape() << ".";
+      throw Error(os.str());
+    }
+    Array<std::int32_t> const as32 = i.template astype<std::int32_t>();
+    auto const hi = static_cast<std::int32_t>(n - 1);
+    return Array<std::int32_t>(binary<primitives::min_p>(binary<primitives::max_p>(as32, std::int32_t{0}), hi));
+  }
+}
+
+/// One traced branch of a switch: its body and its output tree.
+template <class F, class... Args>
+auto switch_branch(F const& f, std::tuple<Args...> const& args, std::vector<graph::Aval> const& avals) {
+  FlatCall<F, Args...> call(f, args);
+  auto body = trace_body(call, avals);
+  auto out = call.unflatten_output(body.program.outputs);
+  return std::pair{std::move(body), std::move(out)};
 }
 
 }  // namespace jaxcc::detail
@@ -329,6 +366,58 @@ auto cond(Pred const& pred, TrueFun const& true_fun, FalseFun const& false_fun, 
   branches.push_back(std::move(true_body));
   auto const outs = detail::bind_cond(p.template astype<std::int32_t>(), std::move(branches), leaves);
   return on_true.unflatten_output(outs);
+}
+
+/// lax.switch (named switch_: `switch` is a C++ keyword): branches[index](operands...),
+/// index clamped into range. `branches` is a std::vector of one callable
+/// type (e.g. std::function) or a std::tuple of callables. All branches are
+/// traced and must return the same pytree structure, shapes and dtypes;
+/// only the chosen one runs. A tuple of one branch simply calls it.
+template <class Index, class F, class... Operands>
+auto switch_(Index const& index, std::vector<F> const& branches, Operands const&... operands) {
+  if (branches.empty()) throw Error("Empty branch sequence");
+  auto const i = detail::switch_index(index, branches.size());
+  std::tuple<std::remove_cvref_t<decltype(detail::as_argument(operands))>...> const args{detail::as_argument(operands)...};
+  detail::FlatCall<F, std::remove_cvref_t<decltype(detail::as_argument(operands))>...> first(branches[0], args);
+  auto const leaves = first.argument_leaves();
+  auto const avals = detail::avals_of(leaves);
+  std::vector<detail::Body> bodies;
+  bodies.push_back(detail::trace_body(first, avals));
+  auto const out0 = first.unflatten_output(bodies[0].program.outputs);
+  for (std::size_t k = 1; k < branches.size(); ++k) {
+    auto [body, out] = detail::switch_branch(branches[k], args, avals);
+    detail::check_branch_outputs(out0, out, "switch", "branch 0", "branch" + std::to_string(k));
+    bodies.push_back(std::move(body));
+  }
+  return first.unflatten_output(detail::bind_cond(i, std::move(bodies), leaves));
+}
+template <class Index, class... Fs, class... Operands>
+  requires(sizeof...(Fs) > 0)
+auto switch_(Index const& index, std::tuple<Fs...> const& branches, Operands const&... operands) {
+  if constexpr (sizeof...(Fs) == 1) {
+    return std::get<0>(branches)(operands...);
+  } else {
+    auto const i = detail::switch_index(index, sizeof...(Fs));
+    std::tuple<std::remove_cvref_t<decltype(detail::as_argument(operands))>...> const args{
+        detail::as_argument(operands)...};
+    using F0 = std::tuple_element_t<0, std::tuple<Fs...>>;
+    detail::FlatCall<F0, std::remove_cvref_t<decltype(detail::as_argument(operands))>...> first(std::get<0>(branches),
+                                                                                               args);
+    auto const leaves = first.argument_leaves();
+    auto const avals = detail::avals_of(leaves);
+    std::vector<detail::Body> bodies;
+    bodies.push_back(detail::trace_body(first, avals));
+    auto const out0 = first.unflatten_output(bodies[0].program.outputs);
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      auto one = [&](auto const& f, std::size_t k) {
+        auto [body, out] = detail::switch_branch(f, args, avals);
+        detail::check_branch_outputs(out0, out, "switch", "branch 0", "branch" + std::to_string(k));
+        bodies.push_back(std::move(body));
+      };
+      (one(std::get<K + 1>(branches), K + 1), ...);
+    }(std::make_index_sequence<sizeof...(Fs) - 1>{});
+    return first.unflatten_output(detail::bind_cond(i, std::move(bodies), leaves));
+  }
 }
 
 }  // namespace jaxcc::lax

@@ -1,3 +1,5 @@
+// lax::map: f over the leading axis of a pytree, a scan (with batch_size,
+// a scan of scans over batches of that many elements, the rest mapped after).
 // lax::fori_loop, as JAX builds it: with bounds known when it is called
 // (C++ integers or concrete arrays) it is a scan over the trip count, so
 // reverse mode works; with traced bounds it is a while loop (forward mode
@@ -7,12 +9,15 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "jaxcc/core/none.hpp"
 #include "jaxcc/lax/scan.hpp"
+#include "jaxcc/lax/shape_ops.hpp"
+#include "jaxcc/tree/map.hpp"
 #include "jaxcc/lax/while_loop.hpp"
 
 namespace jaxcc::detail {
@@ -89,6 +94,36 @@ auto fori_loop(Lower const& lower, Upper const& upper, BodyFun const& body_fun, 
   };
   auto const out = while_loop(below_upper, step, Carry{detail::bound_array<I>(lower), detail::bound_array<I>(upper), value});
   return std::get<2>(out);
+}
+
+/// lax.map: f applied to each slice of `xs` (a pytree of Arrays) along
+/// their leading axis, the results stacked. With `batch_size`, the elements
+/// run in batches of that many per scan step (JAX vmaps f over a batch; the
+/// values are the same), the remainder after them.
+template <class F, class Xs>
+auto map(F const& f, Xs const& xs, std::optional<std::int64_t> batch_size = std::nullopt) {
+  auto const step = [&f](none_t, auto const& x) { return std::pair{none, detail::as_loop_value(f(x))}; };
+  if (!batch_size) return scan(step, none, xs).second;
+  auto const leaves = detail::array_leaves(detail::as_loop_value(xs));
+  auto const b = *batch_size;
+  if (b <= 0) detail::throw_error("lax.map: batch_size must be positive, got ", b);
+  auto const n = detail::scan_length(leaves, std::nullopt);
+  auto const batches = n / b, total = batches * b;
+  auto const batched = tree::map(
+      [&](auto const& x) {
+        Shape shape = x.shape();
+        shape[0] = b;
+        shape.insert(shape.begin(), batches);
+        return reshape(detail::slice_in_dim(as_array(x), 0, total, 1, 0), shape);
+      },
+      xs);
+  auto const inner = [&f](auto const& batch) { return lax::map(f, batch); };
+  auto ys = tree::map([](auto const& y) { return collapse(y, 0, 2); }, scan(
+      [&inner](none_t, auto const& x) { return std::pair{none, detail::as_loop_value(inner(x))}; }, none, batched).second);
+  if (total == n) return ys;
+  auto const rest = tree::map([&](auto const& x) { return detail::slice_in_dim(as_array(x), total, n, 1, 0); }, xs);
+  return tree::map([](auto const& a, auto const& r) { return concatenate(std::vector{a, r}, 0); }, ys,
+                   scan(step, none, rest).second);
 }
 
 }  // namespace jaxcc::lax

@@ -8,10 +8,13 @@
 // each window's result, as XLA's ReduceWindow combines it.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/operators.hpp"
@@ -76,6 +79,27 @@ Array<value_type_t<A>> reduce_window(A const& operand, value_type_t<A> init_valu
   if constexpr (std::same_as<Monoid, primitives::WindowSum>) return jaxcc::detail::binary<primitives::add_p>(reduced, init_value);
   else if constexpr (std::same_as<Monoid, primitives::WindowMax>) return jaxcc::detail::binary<primitives::max_p>(reduced, init_value);
   else return jaxcc::detail::binary<primitives::min_p>(reduced, init_value);
+}
+
+/// lax.reduce_window_shape_tuple: the shape reduce_window gives an operand
+/// of `operand_shape` with explicit (lo, hi) `padding` (empty dilations: 1):
+/// (dilated operand + padding - dilated window) / stride + 1 per dimension,
+/// 0 where the window does not fit.
+template <class = void>
+Shape reduce_window_shape_tuple(Shape const& operand_shape, Axes const& window_dimensions,
+                                       Axes const& window_strides,
+                                       std::vector<std::pair<std::int64_t, std::int64_t>> const& padding,
+                                       Axes const& base_dilation = {}, Axes const& window_dilation = {}) {
+  auto const n = std::min({operand_shape.size(), window_dimensions.size(), window_strides.size(), padding.size()});
+  Shape out;
+  for (std::size_t d = 0; d < n; ++d) {
+    auto const in = primitives::WindowParams::dilated(operand_shape[d], base_dilation.empty() ? 1 : base_dilation[d]) +
+                    padding[d].first + padding[d].second;
+    auto const window =
+        primitives::WindowParams::dilated(window_dimensions[d], window_dilation.empty() ? 1 : window_dilation[d]);
+    out.push_back(in >= window ? (in - window) / window_strides[d] + 1 : 0);
+  }
+  return out;
 }
 
 }  // namespace jaxcc::lax

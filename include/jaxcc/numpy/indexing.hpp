@@ -29,6 +29,7 @@
 #include "jaxcc/core/index.hpp"
 #include "jaxcc/core/none.hpp"
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/lax/gather_scatter.hpp"
 #include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
@@ -463,53 +464,11 @@ class AtRef {
     return lax::convert_element_type<T>(lax::reshape(updated, array_.shape()));
   }
 
-  /// x with updates u combined in at positions `at` (1-d, -1: dropped).
-  /// Set, min and max are written with scatter-add, gathers and selects
-  /// around scatter_apply_p's (non-differentiable) choice of the winning
-  /// update, so their derivatives are those ops' (JAX's scatter JVP works
-  /// the same way); add is one scatter-add.
+  /// x with updates u combined in at positions `at` (1-d, -1: dropped):
+  /// lax's flat scatter (lax/gather_scatter.hpp), differentiable as JAX's.
   template <Element U>
   static Array<U> flat_update(Kind kind, Array<U> const& x, Array<std::int32_t> const& at, Array<U> const& u) {
-    using Mode = primitives::gather_p::Mode;
-    auto const scatter_add = [&](Array<U> const& base, Array<U> const& values) {
-      return bind<primitives::scatter_add_p>({0, Mode::fill, 0}, base, at, values);
-    };
-    auto const apply = [&](Kind k, auto const& base, auto const& values) {
-      return bind<primitives::scatter_apply_p>({k}, base, at, values);
-    };
-    auto const n = x.size();
-    auto const zeros = numpy::zeros<U>(Shape{n});
-    switch (kind) {
-      case Kind::add: return scatter_add(x, u);
-      case Kind::subtract: return scatter_add(x, Array<U>(-u));
-      case Kind::multiply: return apply(Kind::multiply, x, u);
-      default: break;
-    }
-    // Which update lands where: each update's id (1, 2, ...) scattered, then read back.
-    auto const ids = Array<std::int32_t>(numpy::arange<std::int32_t>(static_cast<std::int32_t>(at.size())) + 1);
-    auto const landed = apply(Kind::set, numpy::zeros<std::int32_t>(Shape{n}), ids);
-    Array<bool> const untouched = landed == 0;
-    if (kind == Kind::set) {
-      Array<bool> const kept = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, landed, at) == ids;
-      return numpy::where(untouched, x, compute_t<U>(0)) + scatter_add(zeros, numpy::where(kept, u, compute_t<U>(0)));
-    }
-    // min / max: the extremum of the updates at each position (its value
-    // from the kernel, its derivative split among the updates that attain
-    // it), then combined with x.
-    auto const lowest = static_cast<compute_t<U>>(kind == Kind::max ? std::numeric_limits<U>::lowest()
-                                                                    : std::numeric_limits<U>::max());
-    auto const extremum = apply(kind, numpy::full<U>(Shape{n}, lowest), lax::stop_gradient(u));
-    Array<U> reached = extremum;
-    if constexpr (FloatElement<U>) {
-      using C = compute_t<U>;  // a 16-bit float's constants as C++ numbers
-      Array<bool> const attains = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, extremum, at) == u;
-      auto const share = scatter_add(zeros, fusion::cast<U>(numpy::where(attains, C(1), C(0))));
-      auto const sum = scatter_add(zeros, numpy::where(attains, u, C(0)));
-      // The value stays the kernel's; the difference below is zero but carries the derivative.
-      reached = extremum + numpy::where(numpy::isfinite(sum), (sum - lax::stop_gradient(sum)) / numpy::maximum(share, C(1)), C(0));
-    }
-    auto const combined = kind == Kind::max ? Array<U>(numpy::maximum(x, reached)) : Array<U>(numpy::minimum(x, reached));
-    return numpy::where(untouched, x, combined);
+    return flat_scatter(kind, x, at, u);
   }
 
   Array<T> array_;
