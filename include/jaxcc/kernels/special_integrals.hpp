@@ -19,7 +19,8 @@ template <class T>
 T expn(T n, T x) {
   constexpr T inf = std::numeric_limits<T>::infinity(), eps = std::numeric_limits<T>::epsilon();
   if (std::isnan(n) || std::isnan(x) || n < 0 || x < 0) return std::numeric_limits<T>::quiet_NaN();
-  if (x == 0) return n < 2 ? inf : 1 / (n - 1);
+  // At x = 0 JAX gives 1 / n for n >= 2 (scipy: 1 / (n - 1)); kept as JAX's.
+  if (x == 0) return n < 2 ? inf : 1 / n;
   if (n == 0) return std::exp(-x) / x;
   if (std::isinf(x)) return std::numeric_limits<T>::quiet_NaN();  // as JAX's continued fraction gives
   T const nm1 = n - 1;

@@ -16,7 +16,8 @@ auto expi(A const& x) {
 }
 
 /// E_n(x), the integral of e^(-x t) / t^n over t >= 1: nan for n < 0 or
-/// x < 0, inf at x = 0 for n < 2, 1 / (n - 1) there for n >= 2.
+/// x < 0, inf at x = 0 for n < 2, and there 1 / n for n >= 2 as JAX gives
+/// (scipy's value is 1 / (n - 1)).
 template <class N, class X>
   requires(ArrayLike<N> || ArrayLike<X>) && detail::ArrayOrScalar<N> && detail::ArrayOrScalar<X>
 auto expn(N const& n, X const& x) {
