@@ -1,7 +1,7 @@
 // jax.scipy.special's modified Bessel functions (scipy/special/bessel.hpp;
 // lax.bessel_i0e and bessel_i1e, lax/special.hpp), jnp::i0 and
 // jnp::kaiser (numpy/bessel.hpp) and the exponential integrals expi, exp1,
-// expn (scipy/special/exponential_integrals.hpp): values at float32 and
+// expn, sici and the dilogarithm spence (scipy/special/exponential_integrals.hpp): values at float32 and
 // float64 and gradients against JAX's (tests/golden/special_cases.py),
 // edge values among them; check_grads, vmap and jit.
 #include "catch.hpp"
@@ -42,6 +42,9 @@ Fn<T> function_of(std::string const& name) {
   if (name == "jnp_i0") return [](Args<T> const& a) { return jnp::i0(a[0]); };
   if (name == "expi") return [](Args<T> const& a) { return Array<T>(sp::expi(a[0])); };
   if (name == "exp1") return [](Args<T> const& a) { return Array<T>(sp::exp1(a[0])); };
+  if (name == "spence") return [](Args<T> const& a) { return sp::spence(a[0]); };
+  if (name == "sici_si") return [](Args<T> const& a) { return std::get<0>(sp::sici(a[0])); };
+  if (name == "sici_ci") return [](Args<T> const& a) { return std::get<1>(sp::sici(a[0])); };
   if (name == "expn") return [](Args<T> const& a) { return Array<T>(sp::expn(a[0], a[1])); };
   throw std::runtime_error("no function " + name);
 }
@@ -61,8 +64,8 @@ TEST_CASE("i0e, i0, i1e, i1 and jnp::i0: JAX's values, with 0, inf and nan", "[s
   check_all<double>(names, 2e-6, 1e-14);
 }
 
-TEST_CASE("expi, exp1, expn: JAX's values and edges", "[special][golden]") {
-  std::vector<std::string> const names{"expi", "exp1", "expn"};
+TEST_CASE("expi, exp1, expn, spence, sici: JAX's values and edges", "[special][golden]") {
+  std::vector<std::string> const names{"expi", "exp1", "expn", "spence", "sici_si", "sici_ci"};
   check_all<float>(names, 2e-6, 1e-13);
   check_all<double>(names, 2e-6, 1e-13);
 }
@@ -84,6 +87,9 @@ TEST_CASE("the Bessel functions' and exponential integrals' gradients are JAX's"
   CHECK(check_grad("jnp_i0", function_of<double>("jnp_i0"), 0, 1e-12, 1e-15) == "");
   CHECK(check_grad("expi_grad", function_of<double>("expi"), 0, 1e-12, 1e-15) == "");
   CHECK(check_grad("exp1_grad", function_of<double>("exp1"), 0, 1e-12, 1e-15) == "");
+  CHECK(check_grad("spence_grad", function_of<double>("spence"), 0, 1e-12, 1e-15) == "");
+  CHECK(check_grad("sici_si_grad", function_of<double>("sici_si"), 0, 1e-12, 1e-15) == "");
+  CHECK(check_grad("sici_ci_grad", function_of<double>("sici_ci"), 0, 1e-12, 1e-15) == "");
   CHECK(check_grad("expn_grad", function_of<double>("expn"), 1, 1e-12, 1e-15) == "");
 }
 
@@ -101,8 +107,12 @@ TEST_CASE("the Bessel functions and exponential integrals pass check_grads, chec
   CHECK_NOTHROW(check_grads(i1, std::tuple{x}, 2));
   CHECK_NOTHROW(check_grads(expi, std::tuple{x}, 2));
   CHECK_NOTHROW(check_grads(expn3, std::tuple{pos}, 2));
+  CHECK_NOTHROW(check_grads([](Array<double> const& a) { return sp::spence(a); }, std::tuple{pos}, 2));
+  auto const sici = [](Array<double> const& a) { return sp::sici(a); };
+  CHECK_NOTHROW(check_grads(sici, std::tuple{x}, 2));
   auto const xs = jnp::array<double>({{-3.5, -0.4, 0.3}, {1.7, 12.0, 0.8}});
   CHECK_NOTHROW(check_batching_rule(i1, jaxcc::in_axes(0), xs));
+  CHECK_NOTHROW(check_batching_rule(sici, jaxcc::in_axes(0), xs));
   CHECK_NOTHROW(check_batching_rule(expi, jaxcc::in_axes(1), xs));
   CHECK_NOTHROW(check_batching_rule(expn3, jaxcc::in_axes(0), Array<double>(jnp::abs(xs))));
   CHECK_NOTHROW(jaxcc::testing::check_jit(i0e, xs));

@@ -1,7 +1,8 @@
 // jax.scipy.special's error functions and normal distribution
 // (scipy/special/error_functions.hpp), logistic functions (logistic.hpp),
 // information-theory functions and Box-Cox transforms (entropy.hpp) and
-// logsumexp, softmax and log_softmax (logsumexp.hpp): values at float32 and
+// logsumexp, softmax and log_softmax (logsumexp.hpp), with erfcx, dawsn and
+// owens_t: values at float32 and
 // float64 and gradients against JAX's (tests/golden/special_cases.py), edge
 // values among them; check_grads, vmap and jit; the errors.
 #include "catch.hpp"
@@ -43,6 +44,9 @@ Fn<T> function_of(std::string const& name) {
   if (name == "ndtri") return [](Args<T> const& a) { return sp::ndtri(a[0]); };
   if (name == "log_ndtr") return [](Args<T> const& a) { return Array<T>(sp::log_ndtr(a[0])); };
   if (name == "log_ndtr_order5") return [](Args<T> const& a) { return Array<T>(sp::log_ndtr(a[0], 5)); };
+  if (name == "erfcx") return [](Args<T> const& a) { return Array<T>(sp::erfcx(a[0])); };
+  if (name == "dawsn") return [](Args<T> const& a) { return Array<T>(sp::dawsn(a[0])); };
+  if (name == "owens_t") return [](Args<T> const& a) { return Array<T>(sp::owens_t(a[0], a[1])); };
   if (name == "expit") return [](Args<T> const& a) { return Array<T>(sp::expit(a[0])); };
   if (name == "logit") return [](Args<T> const& a) { return Array<T>(sp::logit(a[0])); };
   if (name == "xlogy") return [](Args<T> const& a) { return Array<T>(sp::xlogy(a[0], a[1])); };
@@ -91,8 +95,9 @@ void check_reductions(double rtol) {
 
 }  // namespace
 
-TEST_CASE("erf, erfc, erfinv, ndtr, ndtri, log_ndtr: JAX's values, tails and edges", "[special][golden]") {
-  std::vector<std::string> const names{"erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "log_ndtr_order5"};
+TEST_CASE("erf, erfc, erfinv, ndtr, ndtri, log_ndtr, erfcx, dawsn: JAX's values, tails and edges", "[special][golden]") {
+  std::vector<std::string> const names{"erf",      "erfc",  "erfinv", "ndtr", "ndtri", "log_ndtr", "log_ndtr_order5",
+                                       "erfcx",    "dawsn", "owens_t"};
   check_all<float>(names, 1e-5, 1e-13);
   check_all<double>(names, 1e-5, 1e-13);
 }
@@ -113,6 +118,10 @@ TEST_CASE("the gradients are JAX's, its custom rules at x = 0 included", "[speci
   CHECK(check_grad("ndtr_grad", function_of<double>("ndtr"), 0, 1e-12, 1e-15) == "");
   CHECK(check_grad("ndtri_grad", function_of<double>("ndtri"), 0, 1e-10, 1e-15) == "");
   CHECK(check_grad("log_ndtr_grad", function_of<double>("log_ndtr"), 0, 1e-12, 1e-15) == "");
+  CHECK(check_grad("erfcx_grad", function_of<double>("erfcx"), 0, 1e-12, 1e-15) == "");
+  CHECK(check_grad("dawsn_grad", function_of<double>("dawsn"), 0, 1e-12, 1e-15) == "");
+  CHECK(check_grad("owens_t_grad_h", function_of<double>("owens_t"), 0, 1e-12, 1e-15) == "");
+  CHECK(check_grad("owens_t_grad_a", function_of<double>("owens_t"), 1, 1e-12, 1e-15) == "");
   CHECK(check_grad("logit_grad", function_of<double>("logit"), 0, 1e-13, 1e-15) == "");
   CHECK(check_grad("xlogy_grad", function_of<double>("xlogy"), 0, 1e-13, 1e-15) == "");
   CHECK(check_grad("xlogy_grad_y", function_of<double>("xlogy"), 1, 1e-13, 1e-15) == "");
@@ -138,7 +147,11 @@ TEST_CASE("the error and entropy functions pass check_grads, check_batching_rule
   CHECK_NOTHROW(check_grads(log_ndtr, std::tuple{Array<double>(x * 10.0)}, 2));
   CHECK_NOTHROW(check_grads(ndtri, std::tuple{p}, 2));
   CHECK_NOTHROW(check_grads(logit, std::tuple{p}, 2));
+  CHECK_NOTHROW(check_grads([](Array<double> const& a) { return Array<double>(sp::erfcx(a)); }, std::tuple{x}, 2));
+  CHECK_NOTHROW(check_grads([](Array<double> const& a) { return Array<double>(sp::dawsn(a)); }, std::tuple{x}, 2));
   CHECK_NOTHROW(check_grads(xlogy, std::tuple{x, q}, 2));
+  auto const owens_t = [](Array<double> const& h, Array<double> const& a) { return Array<double>(sp::owens_t(h, a)); };
+  CHECK_NOTHROW(check_grads(owens_t, std::tuple{x, Array<double>(q - 1.0)}, 2));
   CHECK_NOTHROW(check_grads(kl_div, std::tuple{p, q}, 2));
   CHECK_NOTHROW(check_grads(boxcox1p, std::tuple{q, x}, 2));
   CHECK_NOTHROW(check_grads(logsumexp_b, std::tuple{x, q}, 2));
@@ -146,6 +159,7 @@ TEST_CASE("the error and entropy functions pass check_grads, check_batching_rule
   auto const ys = jnp::array<double>({{0.5, 1.5, 0.2}, {2.0, 0.7, 1.1}});
   CHECK_NOTHROW(check_batching_rule(xlogy, jaxcc::in_axes(0, 1), xs, ys.T()));
   CHECK_NOTHROW(check_batching_rule(log_ndtr, jaxcc::in_axes(0), Array<double>(xs * 8.0)));
+  CHECK_NOTHROW(check_batching_rule(owens_t, jaxcc::in_axes(1, 0), xs.T(), ys));
   CHECK_NOTHROW(check_batching_rule(logsumexp_b, jaxcc::in_axes(1, 1), xs, ys));
   CHECK_NOTHROW(jaxcc::testing::check_jit(kl_div, ys, ys.T().T()));
   CHECK_NOTHROW(jaxcc::testing::check_jit(ndtri, Array<double>(ys / 3.0)));

@@ -1,9 +1,11 @@
 // Elementwise ops for the jax.scipy.special functions that JAX defines with
 // a custom_jvp rule over an elementwise body: xlogy, xlog1py, xlogx (entr's
-// and rel_entr's), log_ndtr, expi and expn. As for jnp.logaddexp
+// and rel_entr's), log_ndtr, expi, expn, erfcx, dawsn, sici's Si and Ci,
+// and owens_t. As for jnp.logaddexp
 // (logaddexp_p), the custom rule is the op's tangent rule, so the function
 // fuses and differentiates as in JAX (make_jaxpr prints the op's name where
-// JAX prints a custom_jvp_call). Kernels: kernels/special_integrals.hpp.
+// JAX prints a custom_jvp_call). Kernels: kernels/special_integrals.hpp,
+// kernels/special_rational.hpp.
 #pragma once
 
 #include <cmath>
@@ -15,6 +17,7 @@
 #include "jaxcc/fusion/elementwise_arithmetic.hpp"
 #include "jaxcc/fusion/elementwise_functions.hpp"
 #include "jaxcc/kernels/special_integrals.hpp"
+#include "jaxcc/kernels/special_rational.hpp"
 
 #define JAXCC_SCIPY_OP(op_name)                                     \
   static constexpr std::string_view name = op_name;                 \
@@ -99,6 +102,91 @@ struct expn_p {
   static auto tangent(N const& n, X const& x, DN const&, DX const& dx) {
     using T = value_of<X>;
     return fusion::t_neg(fusion::t_scale(dx, ex<expn_p>(ex<sub_p>(n, ScalarLeaf<T>{1}), x)));
+  }
+};
+
+/// exp(x^2) erfc(x); JAX's rule: dx (2 x erfcx(x) - 2 / sqrt(pi)).
+struct erfcx_p {
+  JAXCC_SCIPY_OP("erfcx")
+  template <class T> static T scalar(T x) {
+    using C = jaxcc::detail::compute_t<T>;
+    return static_cast<T>(jaxcc::detail::erfcx<C>(static_cast<C>(x)));
+  }
+  template <class X, class DX>
+  static auto tangent(X const& x, DX const& dx) {
+    using T = value_of<X>;
+    return fusion::t_scale(dx, ex<sub_p>(ex<mul_p>(ex<mul_p>(ScalarLeaf<T>{2}, x), ex<erfcx_p>(x)),
+                                         ScalarLeaf<T>{static_cast<T>(2 / std::sqrt(std::numbers::pi))}));
+  }
+};
+
+/// Dawson's integral exp(-x^2) int_0^x exp(t^2) dt; JAX's rule: dx (1 - 2 x dawsn(x)).
+struct dawsn_p {
+  JAXCC_SCIPY_OP("dawsn")
+  template <class T> static T scalar(T x) {
+    using C = jaxcc::detail::compute_t<T>;
+    return static_cast<T>(jaxcc::detail::dawsn<C>(static_cast<C>(x)));
+  }
+  template <class X, class DX>
+  static auto tangent(X const& x, DX const& dx) {
+    using T = value_of<X>;
+    return fusion::t_scale(dx, ex<sub_p>(ScalarLeaf<T>{1}, ex<mul_p>(ex<mul_p>(ScalarLeaf<T>{2}, x), ex<dawsn_p>(x))));
+  }
+};
+
+/// sici's sine integral Si(x); JAX's rule: dx sinc(x / pi) = dx sin(x) / x (1 at 0).
+struct sici_si_p {
+  JAXCC_SCIPY_OP("sici_si")
+  template <class T> static T scalar(T x) {
+    using C = jaxcc::detail::compute_t<T>;
+    C si, ci;
+    jaxcc::detail::sici<C>(static_cast<C>(x), si, ci);
+    return static_cast<T>(si);
+  }
+  template <class X, class DX>
+  static auto tangent(X const& x, DX const& dx) {
+    using T = value_of<X>;
+    auto const zero = ex<eq_p>(x, ScalarLeaf<T>{0});
+    auto const safe = ex<select_p>(zero, ScalarLeaf<T>{1}, x);
+    return fusion::t_scale(dx, ex<select_p>(zero, ScalarLeaf<T>{1}, ex<div_p>(ex<sin_p>(safe), safe)));
+  }
+};
+
+/// sici's cosine integral Ci(x); JAX's rule: dx cos(x) / x.
+struct sici_ci_p {
+  JAXCC_SCIPY_OP("sici_ci")
+  template <class T> static T scalar(T x) {
+    using C = jaxcc::detail::compute_t<T>;
+    C si, ci;
+    jaxcc::detail::sici<C>(static_cast<C>(x), si, ci);
+    return static_cast<T>(ci);
+  }
+  template <class X, class DX>
+  static auto tangent(X const& x, DX const& dx) {
+    return fusion::t_scale(dx, ex<div_p>(ex<cos_p>(x), x));
+  }
+};
+
+/// Owen's T function T(h, a); JAX's rule: dh -exp(-h^2/2) erf(a h / sqrt 2) / (2 sqrt(2 pi))
+/// + da exp(-(a^2 + 1) h^2 / 2) / (2 pi (a^2 + 1)).
+struct owens_t_p {
+  JAXCC_SCIPY_OP("owens_t")
+  template <class T> static T scalar(T h, T a) {
+    using C = jaxcc::detail::compute_t<T>;
+    return static_cast<T>(jaxcc::detail::owens_t<C>(static_cast<C>(h), static_cast<C>(a)));
+  }
+  template <class H, class A, class DH, class DA>
+  static auto tangent(H const& h, A const& a, DH const& dh, DA const& da) {
+    using T = value_of<H>;
+    auto const h2 = ex<square_p>(h);
+    auto const a2p1 = ex<add_p>(ex<square_p>(a), ScalarLeaf<T>{1});
+    auto const dout_dh = ex<div_p>(
+        ex<neg_p>(ex<mul_p>(ex<exp_p>(ex<mul_p>(ScalarLeaf<T>{T(-0.5)}, h2)),
+                            ex<erf_p>(ex<div_p>(ex<mul_p>(a, h), ScalarLeaf<T>{std::numbers::sqrt2_v<T>})))),
+        ScalarLeaf<T>{static_cast<T>(2 * std::sqrt(2 * std::numbers::pi))});
+    auto const dout_da = ex<div_p>(ex<exp_p>(ex<mul_p>(ex<mul_p>(ScalarLeaf<T>{T(-0.5)}, a2p1), h2)),
+                                   ex<mul_p>(ScalarLeaf<T>{static_cast<T>(2 * std::numbers::pi)}, a2p1));
+    return fusion::t_add(fusion::t_scale(dh, dout_dh), fusion::t_scale(da, dout_da));
   }
 };
 

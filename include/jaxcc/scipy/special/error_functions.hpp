@@ -1,7 +1,8 @@
 // jax.scipy.special's error functions and the normal distribution's:
 // erf, erfc, erfinv (lax's), ndtr, ndtri (Cephes' rational approximations,
-// composed as JAX composes them), log_ndtr (an op whose tangent is JAX's
-// custom_jvp rule; fusion/elementwise_scipy.hpp).
+// composed as JAX composes them), and log_ndtr, erfcx, dawsn and Owen's T
+// function owens_t (ops whose tangents are JAX's custom_jvp rules;
+// fusion/elementwise_scipy.hpp).
 #pragma once
 
 #include <array>
@@ -109,6 +110,27 @@ auto log_ndtr(A const& x, int series_order = 3) {
   if (series_order > 30) throw Error("log_ndtr: series_order must be <= 30, got " + std::to_string(series_order));
   using T = value_type_t<A>;
   return fusion::make_expr<primitives::log_ndtr_p>(x, fusion::ScalarLeaf<T>{static_cast<T>(series_order)});
+}
+
+/// exp(x^2) erfc(x), without the overflow of exp(x^2) for large x.
+template <ArrayLike A>
+auto erfcx(A const& x) {
+  return fusion::make_expr<primitives::erfcx_p>(detail::inexact_operand<detail::inexact_t<A>>(x));
+}
+
+/// Dawson's integral, exp(-x^2) times the integral of exp(t^2) from 0 to x.
+template <ArrayLike A>
+auto dawsn(A const& x) {
+  return fusion::make_expr<primitives::dawsn_p>(detail::inexact_operand<detail::inexact_t<A>>(x));
+}
+
+/// Owen's T function, (1 / 2 pi) times the integral over [0, a] of
+/// exp(-h^2 (1 + t^2) / 2) / (1 + t^2); differentiable in h and a.
+template <class H, class A>
+  requires(ArrayLike<H> || ArrayLike<A>) && detail::ArrayOrScalar<H> && detail::ArrayOrScalar<A>
+auto owens_t(H const& h, A const& a) {
+  using T = detail::inexact_t<H, A>;
+  return fusion::make_expr<primitives::owens_t_p>(detail::inexact_operand<T>(h), detail::inexact_operand<T>(a));
 }
 
 }  // namespace jaxcc::scipy::special
