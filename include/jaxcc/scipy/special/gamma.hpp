@@ -13,6 +13,7 @@
 
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/lax/elementwise.hpp"
+#include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/scipy/special/promote.hpp"
 
