@@ -28,7 +28,7 @@ LAYERS = [
     ["tree"],  # pytrees
     ["tracing"],  # a C++ function over pytrees traced into a closed program; reverse mode's value operations
     ["lax"],  # jax.lax
-    ["numpy", "nn"],  # jax.numpy, jax.nn
+    ["numpy", "nn", "scipy"],  # jax.numpy, jax.nn, jax.scipy
     ["random"],  # jax.random
     ["sharding"],  # meshes, shardings, the partitioner, eager sharded ops
     ["transforms"],  # grad, vmap, jit, shard_map, ...

@@ -13,3 +13,5 @@
 
 #include "jaxcc/fusion/elementwise_arithmetic.hpp"
 #include "jaxcc/fusion/elementwise_functions.hpp"
+#include "jaxcc/fusion/elementwise_special.hpp"
+#include "jaxcc/fusion/elementwise_scipy.hpp"
