@@ -372,6 +372,23 @@ TEST_CASE("erf, erf_inv, rem and fma against the C library, and their derivative
   auto const invf = Array<float>(jaxcc::lax::erf_inv(xf)).to_vector();
   auto const xfs = xf.to_vector();
   for (std::size_t i = 0; i < xfs.size(); ++i) CHECK(std::erf(double(invf[i])) == Catch::Approx(xfs[i]).margin(2e-6));
+  // Edge values first, so that they fall in the SIMD body at every width
+  // (xsimd's erf of an infinity or NaN went through an undefined
+  // conversion in its exp, which the sanitizer build reports).
+  auto const inf = std::numeric_limits<double>::infinity();
+  std::vector<double> const ev{inf, -inf, std::numeric_limits<double>::quiet_NaN(), -0.0, 7.0, -6.5, 1e300, 0.5, 2.0};
+  auto const ed = Array<double>(jaxcc::lax::erf(jnp::array<double>(ev, {std::int64_t(ev.size())}))).to_vector();
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    if (std::isnan(ev[i])) CHECK(std::isnan(ed[i]));
+    else CHECK(ed[i] == Catch::Approx(std::erf(ev[i])).epsilon(1e-13));
+  }
+  CHECK(std::signbit(ed[3]));
+  std::vector<float> const fv{float(inf), float(-inf), std::numeric_limits<float>::quiet_NaN(), 7.f, -6.5f, 3e38f, 0.5f, 2.f, -1.f};
+  auto const efs = Array<float>(jaxcc::lax::erf(jnp::array<float>(fv, {std::int64_t(fv.size())}))).to_vector();
+  for (std::size_t i = 0; i < fv.size(); ++i) {
+    if (std::isnan(fv[i])) CHECK(std::isnan(efs[i]));
+    else CHECK(efs[i] == Catch::Approx(std::erf(fv[i])).epsilon(1e-6));
+  }
   auto const edges = Array<float>(jaxcc::lax::erf_inv(jnp::array<float>({-1.f, 1.f}))).to_vector();
   CHECK(edges == std::vector<float>{-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()});
 

@@ -15,6 +15,8 @@
 #include "jaxcc/fusion/print.hpp"
 #include "jaxcc/core/shape.hpp"
 #include "jaxcc/lax/control_flow.hpp"
+#include "jaxcc/lax/dtype.hpp"
+#include "jaxcc/lax/parallel.hpp"
 #include "jaxcc/lax/convolution.hpp"
 #include "jaxcc/lax/linalg.hpp"
 #include "jaxcc/lax/slicing.hpp"

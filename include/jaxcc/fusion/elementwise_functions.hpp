@@ -48,6 +48,19 @@ template <class B>
 B simd_tanh(B const& a) {
   return on_exp_domain(a, [](B const& x) { return xsimd::tanh(x); });
 }
+/// xsimd's erf goes through its exp, so an infinite or NaN argument meets
+/// the same undefined conversion (exp_domain). erf is ±1 past |a| = 6 in
+/// both precisions: the argument is clamped to ±10 first, and a double
+/// NaN lane comes out as the NaN it was. erf is odd and keeps its
+/// argument's sign, -0 included (xsimd's gives +0 there).
+template <class B>
+B simd_erf(B const& a) {
+  auto const clamped = xsimd::select(a > B(10), B(10), xsimd::select(a < B(-10), B(-10), a));
+  if constexpr (std::same_as<typename B::value_type, double>)
+    return xsimd::select(xsimd::isnan(a), a,
+                         xsimd::copysign(xsimd::erf(xsimd::select(xsimd::isnan(a), B(0), clamped)), a));
+  else return xsimd::copysign(xsimd::erf(clamped), a);
+}
 
 /// xsimd's cbrt, right for float64 subnormals too. Its own rescaling of a
 /// subnormal (xsimd 8.1 and 14.3) multiplies by 2^52 and divides the root
@@ -252,7 +265,7 @@ struct erf_p {
   template <class L> static constexpr bool simd_for = detail::is_float<L>;
   static constexpr bool long_kernel = true;
   template <class T> static T scalar(T a) { return std::erf(a); }
-  template <class B> static B simd(B const& a) { return xsimd::erf(a); }
+  template <class B> static B simd(B const& a) { return detail::simd_erf(a); }
   template <class A, class DA>
   static auto tangent(A const& a, DA const& da) {  // 2/sqrt(pi) exp(-a^2)
     using T = value_of<A>;
