@@ -40,6 +40,8 @@
 #include "jaxcc/numpy/from_data.hpp"
 #include "jaxcc/numpy/ufuncs.hpp"
 #include "jaxcc/nn/activations.hpp"
+#include "jaxcc/nn/attention.hpp"
+#include "jaxcc/nn/normalization.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/pad.hpp"
