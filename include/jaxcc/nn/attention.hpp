@@ -87,8 +87,10 @@ std::optional<Array<U>> attention_operand(X const& x, bool four_d) {
 }
 
 /// JAX's _check_shape_and_dtype (the dtypes are checked at compile time):
-/// the rank, then each size that is not -1.
-inline void check_attention_shape(std::optional<Shape> const& shape, std::vector<std::int64_t> const& want,
+/// the rank, then each size that is not -1. (Templates, as the helpers
+/// below, so that only a file that calls them compiles them.)
+template <class = void>
+void check_attention_shape(std::optional<Shape> const& shape, std::vector<std::int64_t> const& want,
                                   std::string_view name) {
   if (!shape) return;
   if (shape->size() != want.size()) {
@@ -132,7 +134,8 @@ std::optional<Array<U>> grouped_attention_operand(std::optional<Array<U>> const&
 }
 
 /// Positions 0..n-1 along axis `axis` of a rank-5 array (1 elsewhere).
-inline Array<std::int32_t> attention_positions(std::int64_t n, std::size_t axis) {
+template <class = void>
+Array<std::int32_t> attention_positions(std::int64_t n, std::size_t axis) {
   Shape shape(5, 1);
   shape[axis] = n;
   return numpy::arange<std::int32_t>(n).reshape(shape);
