@@ -1,7 +1,7 @@
 // nn::dot_product_attention (nn/attention.hpp): JAX's values and gradients
 // for multi-head, grouped-query and multi-query attention, causal masks,
 // bias, boolean masks, scale, sequence lengths, local windows, 3-d operands
-// and float64 (whose softmax runs in float32, as JAX's) from
+// float64 (whose softmax runs in float32, as JAX's) and bfloat16 from
 // tests/golden/nn_more_cases.py; check_grads to second order, vmap (of the
 // function, its JVP and its VJP) against a loop, jit, and JAX's shape
 // errors.
@@ -84,8 +84,9 @@ void require_close(Array<float> const& got, std::vector<double> const& want, dou
   for (double v : want) largest = std::max(largest, std::abs(v));
   for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Catch::Approx(want[i]).margin(rtol * largest));
 }
-void require_close(Array<double> const& got, std::vector<double> const& want, double rtol) {
-  require_close(got.astype<float>(), want, rtol);
+template <class T>
+void require_close(Array<T> const& got, std::vector<double> const& want, double rtol) {
+  require_close(got.template astype<float>(), want, rtol);
 }
 
 /// The case's attention as a function of query, key, value and bias (the
@@ -107,7 +108,7 @@ auto attention_of(AttentionCase const& c) {
 }
 
 template <class T>
-void check_case(AttentionCase const& c) {
+void check_case(AttentionCase const& c, double rtol) {
   auto const q = array_of<T>(c.q, c.q_shape);
   auto const k = array_of<T>(c.k, c.kv_shape);
   auto const v = array_of<T>(c.v, c.kv_shape);
@@ -115,17 +116,17 @@ void check_case(AttentionCase const& c) {
   auto const f = attention_of<T>(c);
   auto const out = f(q, k, v, b);
   CHECK(out.shape() == q.shape());
-  require_close(out, c.values, 1e-5);
+  require_close(out, c.values, rtol);
   auto const w = array_of<T>(c.w, c.q_shape);
   auto const [gq, gk, gv, gb] = jaxcc::grad([&](Array<T> const& a, Array<T> const& bk, Array<T> const& bv,
                                                 Array<T> const& bb) { return jnp::sum(w * f(a, bk, bv, bb)); },
                                             jaxcc::argnums<0, 1, 2, 3>)(q, k, v, b);
-  require_close(gq, c.dq, 1e-5);
-  require_close(gk, c.dk, 1e-5);
-  require_close(gv, c.dv, 1e-5);
-  if (!c.bias.empty()) require_close(gb, c.dbias, 1e-5);
+  require_close(gq, c.dq, rtol);
+  require_close(gk, c.dk, rtol);
+  require_close(gv, c.dv, rtol);
+  if (!c.bias.empty()) require_close(gb, c.dbias, rtol);
   // jit gives eager's values.
-  require_close(jaxcc::jit(f)(q, k, v, b), c.values, 1e-5);
+  require_close(jaxcc::jit(f)(q, k, v, b), c.values, rtol);
 }
 
 }  // namespace
@@ -134,11 +135,14 @@ TEST_CASE("dot_product_attention: JAX's values and gradients", "[nn][attention][
   int checked = 0;
   for (auto const& c : cases()) {
     INFO(c.label);
-    if (c.bits == 32) check_case<float>(c);
-    else check_case<double>(c);
+    // Within 1e-5 of the largest element; bfloat16 within 1e-2 (one
+    // rounding of its 8-bit significand either way).
+    if (c.bits == 32) check_case<float>(c, 1e-5);
+    else if (c.bits == 64) check_case<double>(c, 1e-5);
+    else check_case<jaxcc::bfloat16>(c, 1e-2);
     ++checked;
   }
-  CHECK(checked == 10);
+  CHECK(checked == 11);
 }
 
 namespace {

@@ -13,7 +13,8 @@ itself:
   the gradient of sum(w * f);
 - dot_product_attention (MHA, GQA, MQA, causal, bias, mask, scale, sequence
   lengths, local windows, 3-d operands, float64), with the gradients of
-  sum(w * f) with respect to query, key, value and bias.
+  sum(w * f) with respect to query, key, value and bias; and bfloat16,
+  whose logits and softmax are float32.
 
 Needs JAX (not needed by the tests):
     python3 -m venv /tmp/jaxenv && /tmp/jaxenv/bin/pip install jax
@@ -74,7 +75,7 @@ rng = np.random.default_rng(53)
 
 def sample(shape, dtype=np.float32):
     """Normal samples, exactly representable in float32."""
-    return np.asarray(rng.standard_normal(shape), np.float32).astype(dtype)
+    return np.asarray(rng.standard_normal(shape), np.float32).astype(dtype)  # bfloat16 rounds
 
 
 def weighted_grads(f, args, argnums):
@@ -137,7 +138,8 @@ def attention_case(label, q_shape, kv_shape, bias_shape=None, mask_shape=None, s
                                    (q, k, v, bias_arg), (0, 1, 2, 3))
     if isinstance(window, int):
         window = (window, window)
-    attention.append(dict(label=label, bits=64 if dtype == np.float64 else 32, q=q, k=k, v=v, bias=bias, mask=mask,
+    bits = {np.dtype(np.float64): 64, np.dtype(np.float32): 32, np.dtype(jnp.bfloat16): 16}[np.dtype(dtype)]
+    attention.append(dict(label=label, bits=bits, q=q, k=k, v=v, bias=bias, mask=mask,
                           scale=nan if scale is None else scale, causal=is_causal, q_len=q_len or [],
                           kv_len=kv_len or [], window=window or (-1, -1), w=w, out=out, grads=grads))
 
@@ -154,6 +156,8 @@ attention_case("local window (1, 0)", (1, 5, 2, 3), (1, 5, 2, 3), window=(1, 0))
 attention_case("local window 1, causal", (1, 5, 2, 3), (1, 6, 2, 3), window=1, is_causal=True)
 attention_case("3-d operands", (3, 2, 4), (4, 2, 4), bias_shape=(3, 4))
 attention_case("float64", (1, 3, 2, 4), (1, 4, 2, 4), bias_shape=(1, 1, 3, 4), is_causal=True, dtype=np.float64)
+attention_case("bfloat16 GQA", (1, 3, 4, 4), (1, 5, 2, 4), bias_shape=(1, 1, 3, 5), is_causal=True,
+               dtype=jnp.bfloat16)
 
 
 def number(v):
