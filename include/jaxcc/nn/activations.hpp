@@ -1,5 +1,8 @@
-// jax.nn's activations. relu and sigmoid are elementwise and return fused
-// expressions, so they fuse with what surrounds them. softmax, log_softmax
+// jax.nn's activations. The elementwise ones (relu, sigmoid, relu6, elu,
+// mish, ...) return fused expressions, so they fuse with what surrounds
+// them; where JAX gives a kink its own derivative (relu's and relu6's
+// custom_jvp rules), a select keeps the derivative on the branch JAX's rule
+// picks. glu splits its axis in two; softmax, log_softmax
 // and logsumexp are computed as JAX computes them: the max along the
 // reduced axes is subtracted before exponentiating, so no exp overflows.
 // As in JAX that max is wrapped in stop_gradient: it changes no value, and
