@@ -1,6 +1,7 @@
 // nn::standardize (nn/normalization.hpp): JAX's values and gradients with
 // both variance algorithms, along one axis, another, all, with a given mean
-// and variance (tests/golden/nn_more_cases.py); check_grads to second order,
+// and variance, over the elements `where` picks
+// (tests/golden/nn_more_cases.py); check_grads to second order,
 // batching with the derivatives, jit, edges and errors.
 #include "catch.hpp"
 
@@ -44,6 +45,8 @@ struct StandardizeCase {
   std::vector<double> mean;
   std::vector<std::int64_t> variance_shape;
   std::vector<double> variance;
+  std::vector<std::int64_t> where_shape;
+  std::vector<double> where;
   std::vector<std::int64_t> x_shape;
   std::vector<double> x, w, values, dx;
 };
@@ -75,8 +78,10 @@ TEST_CASE("standardize: JAX's values and gradients", "[nn][golden]") {
     auto const x = floats(c.x, c.x_shape);
     auto const mean = given(c.mean, c.mean_shape);
     auto const variance = given(c.variance, c.variance_shape);
+    std::optional<Array<bool>> where;
+    if (!c.where.empty()) where = floats(c.where, c.where_shape) != 0.f;
     jaxcc::detail::AxisArg const axis = c.axis == 99 ? jaxcc::detail::AxisArg(jaxcc::none) : c.axis;
-    auto f = [&](Array<float> const& a) { return nn::standardize(a, axis, mean, variance, c.epsilon, c.algorithm); };
+    auto f = [&](Array<float> const& a) { return nn::standardize(a, axis, mean, variance, c.epsilon, where, c.algorithm); };
     auto const out = f(x);
     // x - mean cancels, and the sums run in another order than XLA's: each
     // element within 1e-5 of the largest one (values and gradient alike).
@@ -93,17 +98,22 @@ TEST_CASE("standardize: JAX's values and gradients", "[nn][golden]") {
     CHECK(jaxcc_test::mismatch(jaxcc::jit(f)(x), out) == "");
     ++checked;
   }
-  CHECK(checked == 6);
+  CHECK(checked == 9);
 }
 
 TEST_CASE("standardize: check_grads, batching, dtypes, edges and errors", "[nn][grad][vmap]") {
   Array<double> const x = jaxcc_test::smooth({3, 4}) * 2.0 + 0.5;
   auto fast = [](Array<double> const& a) { return nn::standardize(a); };
-  auto stable = [](Array<double> const& a) { return nn::standardize(a, 0, std::nullopt, std::nullopt, 1e-5, "stable"); };
+  auto stable = [](Array<double> const& a) { return nn::standardize(a, 0, std::nullopt, std::nullopt, 1e-5, std::nullopt, "stable"); };
   auto all = [](Array<double> const& a) { return nn::standardize(a, jaxcc::none, std::nullopt, std::nullopt, 0.1); };
   auto with_stats = [](Array<double> const& a, Array<double> const& m, Array<double> const& v) {
     return nn::standardize(a, -1, m, v);
   };
+  auto masked = [](Array<double> const& a) {
+    return nn::standardize(a, -1, std::nullopt, std::nullopt, 1e-5, jnp::array<bool>({true, false, true, true}), "stable");
+  };
+  CHECK_NOTHROW(check_grads(masked, std::tuple{x}, 2));
+  CHECK_NOTHROW(jaxcc::testing::check_batching_rule(masked, jaxcc::in_axes(0), x));
   Array<double> const m = jaxcc_test::smooth({3, 1}, 0.8);
   Array<double> const v = jaxcc_test::smooth({1, 4}, 0.6) + 1.5;
   CHECK_NOTHROW(check_grads(fast, std::tuple{x}, 2));
@@ -112,7 +122,7 @@ TEST_CASE("standardize: check_grads, batching, dtypes, edges and errors", "[nn][
   CHECK_NOTHROW(check_grads(with_stats, std::tuple{x, m, v}, 2));
   CHECK_NOTHROW(jaxcc::testing::check_batching_rule(fast, jaxcc::in_axes(0), x));
   CHECK_NOTHROW(jaxcc::testing::check_batching_rule(fast, jaxcc::in_axes(1), x));
-  auto stable_last = [](Array<double> const& a) { return nn::standardize(a, -1, std::nullopt, std::nullopt, 1e-5, "stable"); };
+  auto stable_last = [](Array<double> const& a) { return nn::standardize(a, -1, std::nullopt, std::nullopt, 1e-5, std::nullopt, "stable"); };
   CHECK_NOTHROW(jaxcc::testing::check_batching_rule(stable_last, jaxcc::in_axes(1), x));
   CHECK_NOTHROW(jaxcc::testing::check_jit(stable, x));
   CHECK_NOTHROW(jaxcc::testing::check_edges(fast, x));
@@ -126,7 +136,7 @@ TEST_CASE("standardize: check_grads, batching, dtypes, edges and errors", "[nn][
   auto const ints = nn::standardize(jnp::array<std::int32_t>({1, 3}), -1, std::nullopt, std::nullopt, 0.0);
   CHECK(ints.to_vector() == std::vector<float>{-1.f, 1.f});
   CHECK(message_of([&] { (void)nn::standardize(x, 2); }) == "standardize: axis 2 is out of bounds for array of dimension 2");
-  CHECK(message_of([&] { (void)nn::standardize(x, -1, std::nullopt, std::nullopt, 1e-5, "exact"); }) ==
+  CHECK(message_of([&] { (void)nn::standardize(x, -1, std::nullopt, std::nullopt, 1e-5, std::nullopt, "exact"); }) ==
         "standardize: unknown algorithm 'exact'; expected 'fast' or 'stable'");
 }
 

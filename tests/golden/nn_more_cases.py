@@ -9,7 +9,7 @@ itself:
   per element) at points that include every kink, where JAX's subgradient is
   the one to match; in float32 and float64;
 - glu and logmeanexp along several axes, with the gradient of sum(w * f);
-- standardize with both algorithms, given mean/variance and epsilon, with
+- standardize with both algorithms, given mean/variance, epsilon and where, with
   the gradient of sum(w * f);
 - dot_product_attention (MHA, GQA, MQA, causal, bias, mask, scale, sequence
   lengths, local windows, 3-d operands, float64), with the gradients of
@@ -103,16 +103,23 @@ standardize_cases = []
 xs = jnp.asarray(sample((3, 5)) * 2 + 1)
 given_mean = jnp.asarray(sample((3, 1)))
 given_var = jnp.asarray(np.abs(sample((1, 5))) + 0.5)
-for label, axis, mean, var, eps, algorithm in (
-        ("fast last", -1, None, None, 1e-5, "fast"),
-        ("stable last", -1, None, None, 1e-5, "stable"),
-        ("fast axis 0", 0, None, None, 1e-5, "fast"),
-        ("stable all", None, None, None, 0.1, "stable"),
-        ("fast given mean", -1, given_mean, None, 1e-5, "fast"),
-        ("stable given mean and variance", -1, given_mean, given_var, 1e-3, "stable")):
-    f = lambda a: jax.nn.standardize(a, axis, mean=mean, variance=var, epsilon=eps, algorithm=algorithm)
+where_rows = jnp.asarray([[True, False, True, True, False], [False, True, True, False, True],
+                          [True, True, False, True, True]])
+where_some_rows = jnp.asarray([[True], [False], [True]])  # broadcast along the rows, reduced along axis 0
+for label, axis, mean, var, eps, where, algorithm in (
+        ("fast last", -1, None, None, 1e-5, None, "fast"),
+        ("stable last", -1, None, None, 1e-5, None, "stable"),
+        ("fast axis 0", 0, None, None, 1e-5, None, "fast"),
+        ("stable all", None, None, None, 0.1, None, "stable"),
+        ("fast given mean", -1, given_mean, None, 1e-5, None, "fast"),
+        ("stable given mean and variance", -1, given_mean, given_var, 1e-3, None, "stable"),
+        ("fast where", -1, None, None, 1e-5, where_rows, "fast"),
+        ("stable where, broadcast", 0, None, None, 1e-5, where_some_rows, "stable"),
+        ("stable where, given mean", -1, given_mean, None, 1e-5, where_rows, "stable")):
+    f = lambda a: jax.nn.standardize(a, axis, mean=mean, variance=var, epsilon=eps, where=where,
+                                     algorithm=algorithm)
     out, w, g = weighted_grads(f, (xs,), 0)
-    standardize_cases.append((label, 99 if axis is None else axis, eps, algorithm, mean, var, xs, w, out, g))
+    standardize_cases.append((label, 99 if axis is None else axis, eps, algorithm, mean, var, where, xs, w, out, g))
 
 # dot_product_attention
 attention = []
@@ -195,12 +202,12 @@ with open(out_path, "w") as f:
             name, axis, "true" if keepdims else "false", dims(x), numbers(x), numbers(w), dims(values),
             numbers(values), numbers(g)))
     f.write("#endif\n#ifdef JAXCC_GOLDEN_NN_STANDARDIZE\n")
-    f.write("// {label, axis (99: none), epsilon, algorithm, mean shape, mean, variance shape, variance, x shape, x,\n"
-            "//  w, values, grad of sum(w * f)}\n")
-    for label, axis, eps, algorithm, mean, var, x, w, values, g in standardize_cases:
-        f.write('{"%s", %d, %r, "%s", {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}},\n' % (
-            label, axis, eps, algorithm, dims(mean), numbers(mean), dims(var), numbers(var), dims(x), numbers(x),
-            numbers(w), numbers(values), numbers(g)))
+    f.write("// {label, axis (99: none), epsilon, algorithm, mean shape, mean, variance shape, variance,\n"
+            "//  where shape, where, x shape, x, w, values, grad of sum(w * f)}\n")
+    for label, axis, eps, algorithm, mean, var, where, x, w, values, g in standardize_cases:
+        f.write('{"%s", %d, %r, "%s", {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}},\n' % (
+            label, axis, eps, algorithm, dims(mean), numbers(mean), dims(var), numbers(var), dims(where),
+            numbers(where), dims(x), numbers(x), numbers(w), numbers(values), numbers(g)))
     f.write("#endif\n#ifdef JAXCC_GOLDEN_NN_ATTENTION\n")
     f.write("// {label, float bits, query shape, query, key/value shape, key, value, bias shape, bias, mask shape,\n"
             "//  mask, scale (nan: none), is_causal, query_seq_lengths, key_value_seq_lengths, local window\n"

@@ -10,13 +10,16 @@
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 
 namespace jaxcc::nn {
 
 /// (x - mean) / sqrt(variance + epsilon) along `axis` (an int, a list, or
 /// jaxcc::none for all; the last axis by default). mean and variance are
-/// computed with keepdims unless given (each must broadcast against x).
+/// computed with keepdims unless given (each must broadcast against x),
+/// over the elements where `where` holds if it is given (it broadcasts
+/// against x).
 /// algorithm "fast" (JAX's default) takes the variance as mean(x^2) -
 /// mean^2, clipped at 0; "stable" as mean((x - mean)^2). Integers become
 /// floats.
@@ -24,21 +27,29 @@ template <ArrayLike A>
 Array<float_t<value_type_t<A>>> standardize(A const& x, detail::AxisArg const& axis = -1,
                                             std::optional<Array<float_t<value_type_t<A>>>> mean = std::nullopt,
                                             std::optional<Array<float_t<value_type_t<A>>>> variance = std::nullopt,
-                                            double epsilon = 1e-5, std::string_view algorithm = "fast") {
+                                            double epsilon = 1e-5, std::optional<Array<bool>> where = std::nullopt,
+                                            std::string_view algorithm = "fast") {
   using F = float_t<value_type_t<A>>;
   if (algorithm != "fast" && algorithm != "stable") {
     throw Error("standardize: unknown algorithm '" + std::string(algorithm) + "'; expected 'fast' or 'stable'");
   }
   Array<F> const a = fusion::cast<F>(x);
   detail::AxisArg const axes = axis.resolve(a.ndim(), "standardize");
-  Array<F> const m = mean ? *mean : numpy::mean(a, axes, true);
+  // jnp.mean(v, axis, keepdims=True, where=where): the sum of the elements
+  // where holds, over their count.
+  auto const average = [&](Array<F> const& v) -> Array<F> {
+    if (!where) return numpy::mean(v, axes, true);
+    Array<bool> const kept = numpy::broadcast_to(*where, v.shape());
+    return numpy::sum(numpy::where(kept, v, 0), axes, true) / numpy::sum(fusion::cast<F>(kept), axes, true);
+  };
+  Array<F> const m = mean ? *mean : average(a);
   Array<F> v;
   if (variance) {
     v = *variance;
   } else if (algorithm == "stable") {
-    v = numpy::mean(numpy::square(a - m), axes, true);
+    v = average(numpy::square(a - m));
   } else {
-    v = numpy::maximum(numpy::mean(numpy::square(a), axes, true) - numpy::square(m), 0);
+    v = numpy::maximum(average(numpy::square(a)) - numpy::square(m), 0);
   }
   // lax.rsqrt(variance + epsilon), as 1 / sqrt.
   return (a - m) * (F(1) / numpy::sqrt(v + static_cast<F>(epsilon)));
