@@ -9,6 +9,7 @@
 
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/lax/elementwise.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/numpy/reductions.hpp"
@@ -51,8 +52,7 @@ Array<float_t<value_type_t<A>>> standardize(A const& x, detail::AxisArg const& a
   } else {
     v = numpy::maximum(average(numpy::square(a)) - numpy::square(m), 0);
   }
-  // lax.rsqrt(variance + epsilon), as 1 / sqrt.
-  return (a - m) * (F(1) / numpy::sqrt(v + static_cast<F>(epsilon)));
+  return (a - m) * lax::rsqrt(v + static_cast<F>(epsilon));
 }
 
 }  // namespace jaxcc::nn
