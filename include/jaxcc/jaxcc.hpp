@@ -56,6 +56,8 @@
 #include "jaxcc/numpy/bessel.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/scipy/special.hpp"
+#include "jaxcc/nn/attention.hpp"
+#include "jaxcc/nn/normalization.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/pad.hpp"
