@@ -86,6 +86,21 @@ TEMPLATE_TEST_CASE("unary float functions match std:: on every element", "[eleme
   CHECK(mismatch_each<T>(jnp::power(pos, T(1.5)), pv, [](T v) { return std::pow(v, T(1.5)); }) == "");
 }
 
+TEMPLATE_TEST_CASE("expm1, log1p and erf keep a zero's sign in every lane, as the C library does", "[elementwise]",
+                   float, double) {
+  using T = TestType;
+  // 17 zeros of alternating sign: whole SIMD batches at every width, then a scalar tail.
+  std::vector<T> zeros(17);
+  for (std::size_t i = 0; i < zeros.size(); ++i) zeros[i] = i % 2 ? T(-0.0) : T(0.0);
+  auto const x = jnp::array(zeros, Shape{17});
+  for (auto const& y : {Array<T>(jnp::expm1(x)).to_vector(), Array<T>(jnp::log1p(x)).to_vector(),
+                        Array<T>(jaxcc::lax::erf(x)).to_vector()})
+    for (std::size_t i = 0; i < zeros.size(); ++i) {
+      CHECK(y[i] == T(0));
+      CHECK(std::signbit(y[i]) == std::signbit(zeros[i]));
+    }
+}
+
 TEST_CASE("a fused expression is one value per element, whatever its depth", "[elementwise][fusion]") {
   auto x = jnp::arange<float>(-50, 50);
   auto a = 2.0f;

@@ -40,9 +40,15 @@ template <class B>
 B simd_exp(B const& a) {
   return on_exp_domain(a, [](B const& x) { return xsimd::exp(x); });
 }
+/// expm1 and log1p keep a zero's sign, as the C library's and XLA's do
+/// (xsimd's give +0 for -0).
 template <class B>
 B simd_expm1(B const& a) {
-  return on_exp_domain(a, [](B const& x) { return xsimd::expm1(x); });
+  return xsimd::select(a == B(0), a, on_exp_domain(a, [](B const& x) { return xsimd::expm1(x); }));
+}
+template <class B>
+B simd_log1p(B const& a) {
+  return xsimd::select(a == B(0), a, xsimd::log1p(a));
 }
 template <class B>
 B simd_tanh(B const& a) {
@@ -142,7 +148,7 @@ JAXCC_FLOAT_UNARY_OP_IF(cbrt_p, "cbrt", std::cbrt, detail::simd_cbrt, detail::xs
                                                              ex<div_p>(one, ex<square_p>(ex<cbrt_p>(a)))));)
 JAXCC_FLOAT_UNARY_OP(exp_p, "exp", std::exp, detail::simd_exp, true, return fusion::t_scale(da, ex<exp_p>(a));)
 JAXCC_FLOAT_UNARY_OP_IF(log_p, "log", std::log, xsimd::log, detail::xsimd_log_compiles, true, return fusion::t_div(da, a);)
-JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, xsimd::log1p, true, return fusion::t_div(da, ex<add_p>(one, a));)
+JAXCC_FLOAT_UNARY_OP(log1p_p, "log1p", std::log1p, detail::simd_log1p, true, return fusion::t_div(da, ex<add_p>(one, a));)
 JAXCC_FLOAT_UNARY_OP(expm1_p, "expm1", std::expm1, detail::simd_expm1, true,
                      return fusion::t_scale(da, ex<add_p>(ex<expm1_p>(a), one));)
 JAXCC_FLOAT_UNARY_OP(sin_p, "sin", std::sin, xsimd::sin, true, return fusion::t_scale(da, ex<cos_p>(a));)
