@@ -1,7 +1,8 @@
 // JAX's results for the calls of tests/golden/statistics_cases.py, and the
 // same inputs built in C++: test_predicates.cpp, test_counting.cpp,
-// test_statistics.cpp, test_nan_reductions.cpp and test_cumulative.cpp map
-// each call's Python spelling to its C++ form and compare.
+// test_statistics.cpp, test_nan_reductions.cpp, test_setops.cpp and
+// test_cumulative.cpp map each call's Python spelling to its C++ form and
+// compare.
 #pragma once
 
 #include "catch.hpp"
@@ -57,6 +58,9 @@ inline Array<std::int32_t> c() { return jnp::array<std::int32_t>({0, 3, 1, 3, 3,
 inline Array<float> w() { return jnp::array({0.5f, 1.0f, 2.0f, 0.25f, 1.5f, 3.0f}); }
 inline Array<float> wa() { return jnp::array({1.0f, 2.0f, 0.5f, 3.0f}); }
 inline Array<std::int32_t> f() { return jnp::array<std::int32_t>({1, 2, 1, 3}); }
+inline Array<float> u() { return jnp::array({{3.0f, 1.0f, fnan, 2.0f}, {1.0f, fnan, 3.0f, 3.0f}}); }
+inline Array<std::int32_t> s1() { return jnp::array<std::int32_t>({5, 1, 3, 1, 7, 3}); }
+inline Array<std::int32_t> s2() { return jnp::array<std::int32_t>({3, 8, 5, 9}); }
 
 using Call = std::function<std::vector<Result>()>;
 

@@ -38,6 +38,7 @@
 #include "jaxcc/numpy/counting.hpp"
 #include "jaxcc/numpy/nan_reductions.hpp"
 #include "jaxcc/numpy/predicates.hpp"
+#include "jaxcc/numpy/setops.hpp"
 #include "jaxcc/numpy/statistics.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/primitives/collectives.hpp"

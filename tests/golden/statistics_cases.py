@@ -37,6 +37,9 @@ c = jnp.array([0, 3, 1, 3, 3, 6], jnp.int32)
 w = jnp.array([0.5, 1.0, 2.0, 0.25, 1.5, 3.0], jnp.float32)
 wa = jnp.array([1.0, 2.0, 0.5, 3.0], jnp.float32)
 f = jnp.array([1, 2, 1, 3], jnp.int32)
+u = jnp.array([[3.0, 1.0, nan, 2.0], [1.0, nan, 3.0, 3.0]], jnp.float32)
+s1 = jnp.array([5, 1, 3, 1, 7, 3], jnp.int32)
+s2 = jnp.array([3, 8, 5, 9], jnp.int32)
 
 CASES = {
     # predicates
@@ -131,6 +134,35 @@ CASES = {
     "nanmedian(n, 1)": lambda: jnp.nanmedian(n, 1),
     "nanmedian(v)": lambda: jnp.nanmedian(v),
     "nanmedian(n, 0, True)": lambda: jnp.nanmedian(n, 0, keepdims=True),
+    # set operations
+    "unique(u)": lambda: jnp.unique(u),
+    "unique(s1)": lambda: jnp.unique(s1),
+    "unique(s1, size=6)": lambda: jnp.unique(s1, size=6),
+    "unique(s1, size=2)": lambda: jnp.unique(s1, size=2),
+    "unique(u, size=7, fill_value=-1.0)": lambda: jnp.unique(u, size=7, fill_value=-1.0),
+    "unique_values(u)": lambda: jnp.unique_values(u),
+    "unique_counts(s1)": lambda: jnp.unique_counts(s1),
+    "unique_counts(s1, size=6, fill_value=0)": lambda: jnp.unique_counts(s1, size=6, fill_value=0),
+    "unique_inverse(u)": lambda: jnp.unique_inverse(u),
+    "unique_all(s1)": lambda: jnp.unique_all(s1),
+    "unique_all(s1, size=3)": lambda: jnp.unique_all(s1, size=3),
+    "union1d(s1, s2)": lambda: jnp.union1d(s1, s2),
+    "union1d(s1, s2, size=9, fill_value=-1)": lambda: jnp.union1d(s1, s2, size=9, fill_value=-1),
+    "union1d(s1, u)": lambda: jnp.union1d(s1, u),
+    "setdiff1d(s1, s2)": lambda: jnp.setdiff1d(s1, s2),
+    "setdiff1d(s1, s2, size=4)": lambda: jnp.setdiff1d(s1, s2, size=4),
+    "setdiff1d(s1, s2, size=4, fill_value=-5)": lambda: jnp.setdiff1d(s1, s2, size=4, fill_value=-5),
+    "setdiff1d(s2, s1, True)": lambda: jnp.setdiff1d(s2, s1, True),
+    "setdiff1d(u, s1)": lambda: jnp.setdiff1d(u, s1),
+    "intersect1d(s1, s2)": lambda: jnp.intersect1d(s1, s2),
+    "intersect1d(s1, s2, size=4)": lambda: jnp.intersect1d(s1, s2, size=4),
+    "intersect1d(s1, s2, size=3, fill_value=-1)": lambda: jnp.intersect1d(s1, s2, size=3, fill_value=-1),
+    "intersect1d(s2, s2 + 100, size=2)": lambda: jnp.intersect1d(s2, s2 + 100, size=2),
+    "intersect1d(s2, jnp.array([9.0, 2.0, 3.0]), True)": lambda: jnp.intersect1d(s2, jnp.array([9.0, 2.0, 3.0]), True),
+    "setxor1d(s1, s2)": lambda: jnp.setxor1d(s1, s2),
+    "setxor1d(s1, s2, size=6)": lambda: jnp.setxor1d(s1, s2, size=6),
+    "setxor1d(s2, u)": lambda: jnp.setxor1d(s2, u),
+    "setxor1d(s1, s2, size=3, fill_value=0)": lambda: jnp.setxor1d(s1, s2, size=3, fill_value=0),
     # cumulative
     "cumulative_sum(a, axis=1)": lambda: jnp.cumulative_sum(a, axis=1),
     "cumulative_sum(v, include_initial=True)": lambda: jnp.cumulative_sum(v, include_initial=True),
