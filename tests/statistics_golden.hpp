@@ -31,7 +31,7 @@ struct Golden {
 
 inline std::vector<Golden> const& golden() {
   [[maybe_unused]] constexpr double inf = empty_axes::inf;  // the .inc's spelling of infinities
-  constexpr double nan = empty_axes::nan;
+  [[maybe_unused]] constexpr double nan = empty_axes::nan;
   static std::vector<Golden> const all = {
 #include "golden/statistics_cases.inc"
   };

@@ -36,6 +36,7 @@
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/numpy/sorting.hpp"
 #include "jaxcc/numpy/counting.hpp"
+#include "jaxcc/numpy/histogram.hpp"
 #include "jaxcc/numpy/nan_reductions.hpp"
 #include "jaxcc/numpy/predicates.hpp"
 #include "jaxcc/numpy/setops.hpp"

@@ -134,6 +134,16 @@ CASES = {
     "nanmedian(n, 1)": lambda: jnp.nanmedian(n, 1),
     "nanmedian(v)": lambda: jnp.nanmedian(v),
     "nanmedian(n, 0, True)": lambda: jnp.nanmedian(n, 0, keepdims=True),
+    # binning
+    "digitize(v, jnp.array([-1.0, 0.0, 1.0, 2.5]))": lambda: jnp.digitize(v, jnp.array([-1.0, 0.0, 1.0, 2.5])),
+    "digitize(v, jnp.array([-1.0, 0.0, 1.0, 2.5]), True)": lambda: jnp.digitize(v, jnp.array([-1.0, 0.0, 1.0, 2.5]), True),
+    "digitize(i, jnp.array([4, 2, 0]))": lambda: jnp.digitize(i, jnp.array([4, 2, 0])),
+    "histogram_bin_edges(a, 4)": lambda: jnp.histogram_bin_edges(a, 4),
+    "histogram_bin_edges(i, 3, (1.0, 1.0))": lambda: jnp.histogram_bin_edges(i, 3, (1.0, 1.0)),
+    "histogram(a, 7)": lambda: jnp.histogram(a, 7),
+    "histogram(a, 3, (-2.0, 2.0))": lambda: jnp.histogram(a, 3, (-2.0, 2.0)),
+    "histogram(i, jnp.array([0, 1, 3, 5]), weights=i * 0.5)": lambda: jnp.histogram(i, jnp.array([0, 1, 3, 5]), weights=i * 0.5),
+    "histogram(a, 4, density=True)": lambda: jnp.histogram(a, 4, density=True),
     # set operations
     "unique(u)": lambda: jnp.unique(u),
     "unique(s1)": lambda: jnp.unique(s1),
@@ -190,6 +200,7 @@ GRADS = {
     "nancumsum(n, 1)": (n, lambda x: jnp.nancumsum(x, 1)),
     "nanquantile(n, 0.3, 1)": (n, lambda x: jnp.nanquantile(x, 0.3, 1)),
     "nanmedian(v)": (v, lambda x: jnp.nanmedian(x)),
+    "histogram(a, 3, (-2.0, 2.0), weights=a * a)": (a, lambda x: jnp.histogram(a, 3, (-2.0, 2.0), weights=x * x)[0]),
     "cumulative_prod(a, axis=0, include_initial=True)": (a, lambda x: jnp.cumulative_prod(x, axis=0, include_initial=True)),
 }
 
