@@ -36,7 +36,9 @@ namespace jaxcc::detail {
 }
 
 /// The count `size` asks for, or the number of trues of `mask` (concrete).
-inline std::int64_t static_count(Array<bool> const& mask, std::optional<std::int64_t> size, std::string_view op) {
+/// (A template, as nonzero_of is: instantiated only where used.)
+template <Element B>
+std::int64_t static_count(Array<B> const& mask, std::optional<std::int64_t> size, std::string_view op) {
   if (size) {
     if (*size < 0) throw_error(op, ": size must be non-negative, got ", *size);
     return *size;
@@ -48,8 +50,9 @@ inline std::int64_t static_count(Array<bool> const& mask, std::optional<std::int
 /// The coordinates of the first `count` trues of `mask` (JAX's nonzero:
 /// flat positions by a bincount of the running count), padded with
 /// fill_value past the last true.
-inline std::vector<Array<std::int32_t>> nonzero_of(Array<bool> const& mask, std::int64_t count,
-                                                   std::optional<std::int64_t> fill_value);
+template <Element B>
+std::vector<Array<std::int32_t>> nonzero_of(Array<B> const& mask, std::int64_t count,
+                                            std::optional<std::int64_t> fill_value);
 
 }  // namespace jaxcc::detail
 
@@ -132,8 +135,9 @@ Array<std::int32_t> argwhere(A const& a, std::optional<std::int64_t> size = std:
 
 namespace jaxcc::detail {
 
-inline std::vector<Array<std::int32_t>> nonzero_of(Array<bool> const& mask, std::int64_t count,
-                                                   std::optional<std::int64_t> fill_value) {
+template <Element B>
+std::vector<Array<std::int32_t>> nonzero_of(Array<B> const& mask, std::int64_t count,
+                                            std::optional<std::int64_t> fill_value) {
   auto const& shape = mask.shape();
   std::vector<Array<std::int32_t>> out;
   if (mask.size() == 0 || count == 0) {

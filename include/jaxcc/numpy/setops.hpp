@@ -50,8 +50,9 @@ struct UniqueParts {
   Array<std::int32_t> count;  // how many unique elements there are (0-d)
 };
 
-/// a[1:] - a[:-1] of a vector.
-inline Array<std::int32_t> vector_diff(Array<std::int32_t> const& a) {
+/// a[1:] - a[:-1] of a vector (a template: instantiated only where used).
+template <Element I>
+Array<I> vector_diff(Array<I> const& a) {
   auto const n = a.size();
   return lax::slice(a, {1}, {n}) - lax::slice(a, {0}, {n - 1});
 }
