@@ -5,6 +5,7 @@
 // against finite differences to second order, vmap against a loop, jit
 // against eager, and a large scan against a plain loop. lax::associative_scan
 // against the cumulative ops, and with non-commutative functions.
+// cumulative_sum and cumulative_prod against tests/golden/statistics_cases.py.
 #include "catch.hpp"
 
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <jaxcc/testing/check.hpp>
 
 #include "sorting_golden.hpp"
+#include "statistics_golden.hpp"
 #include "support.hpp"
 
 namespace test_cumulative {
@@ -179,6 +181,36 @@ TEST_CASE("cumulative reductions: errors", "[cumulative][errors]") {
         "axis 2 is out of bounds for array of shape (2, 3)");
   CHECK(message_of([] { jnp::cumprod(jnp::ones<float>({2, 3}), -3); }) ==
         "cumprod: axis -3 is out of bounds for array of dimension 2");
+}
+
+TEST_CASE("cumulative_sum and cumulative_prod match JAX", "[cumulative]") {
+  namespace sg = jaxcc_test::statistics_golden;
+  using sg::results;
+  sg::check({
+      {"cumulative_sum(a, axis=1)", [] { return results(jnp::cumulative_sum(sg::a(), 1)); }},
+      {"cumulative_sum(v, include_initial=True)",
+       [] { return results(jnp::cumulative_sum(sg::v(), jaxcc::none, true)); }},
+      {"cumulative_sum(i.astype(jnp.int8), axis=0, include_initial=True)",
+       [] { return results(jnp::cumulative_sum(sg::i().astype<std::int8_t>(), 0, true)); }},
+      {"cumulative_prod(a, axis=0, include_initial=True)",
+       [] { return results(jnp::cumulative_prod(sg::a(), 0, true)); }},
+      {"cumulative_prod(i > 0, axis=1)", [] { return results(jnp::cumulative_prod(sg::i() > 0, 1)); }},
+      {"grad:cumulative_prod(a, axis=0, include_initial=True)",
+       [] {
+         return results(sg::weighted_grad([](Array<float> const& x) { return jnp::cumulative_prod(x, 0, true); }, sg::a()));
+       }},
+  });
+  auto const f = [](Array<double> const& x) { return jnp::cumulative_sum(x, -1, true); };
+  auto const x = jaxcc_test::smooth({3, 4});
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(f, std::tuple{x}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(f, jaxcc::in_axes(1), x));
+  REQUIRE_NOTHROW(jaxcc::testing::check_edges(f, x));
+  CHECK(message_of([] { jnp::cumulative_sum(jnp::array(1.0f)); }) ==
+        "cumulative_sum: the input must be non-scalar to take a cumulative sum, however a scalar value or scalar array "
+        "was given.");
+  CHECK(message_of([] { jnp::cumulative_prod(jnp::ones<float>({2, 3})); }) ==
+        "cumulative_prod: the input array has rank 2, however axis was not set to an explicit value. The axis "
+        "argument is only optional for one-dimensional arrays.");
 }
 
 }  // namespace test_cumulative

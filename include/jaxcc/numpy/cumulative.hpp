@@ -9,13 +9,17 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
+#include <vector>
 #include <string_view>
 #include <type_traits>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/none.hpp"
 #include "jaxcc/core/shape.hpp"
+#include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/layout.hpp"
+#include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/cumulative.hpp"
 
 namespace jaxcc::detail {
@@ -52,5 +56,62 @@ JAXCC_CUMULATIVE(cummax, cummax_p)
 /// Running minima (a NaN propagates).
 JAXCC_CUMULATIVE(cummin, cummin_p)
 #undef JAXCC_CUMULATIVE
+
+}  // namespace jaxcc::numpy
+
+namespace jaxcc::detail {
+
+/// cumulative_sum / cumulative_prod (the array API's): the axis may be left
+/// out for a vector only; with `include_initial` the identity comes first.
+template <class P, Element U, ArrayLike A>
+Array<U> cumulative_with_initial(A const& a, std::optional<std::int64_t> axis, bool include_initial,
+                                 std::string_view op, std::string_view what, U identity) {
+  Array<U> const x = as_array(a).template astype<U>();
+  if (x.ndim() == 0)
+    throw_error(op, ": the input must be non-scalar to take a cumulative ", what,
+                ", however a scalar value or scalar array was given.");
+  if (!axis && x.ndim() > 1)
+    throw_error(op, ": the input array has rank ", x.ndim(),
+                ", however axis was not set to an explicit value. The axis argument is only optional for "
+                "one-dimensional arrays.");
+  auto const ax = normalize_axis(axis.value_or(0), x.ndim(), op);
+  Array<U> const out = bind<P>({ax, false}, x);
+  if (!include_initial) return out;
+  Shape first = x.shape();
+  first[static_cast<std::size_t>(ax)] = 1;
+  return numpy::concatenate(std::vector<Array<U>>{numpy::full<U>(first, identity), out}, ax);
+}
+
+}  // namespace jaxcc::detail
+
+namespace jaxcc::numpy {
+
+/// Running sums along `axis` (optional for a vector), integers widened as
+/// sum's (int8, int16 and bool to int32, uint8 to uint32); with
+/// `include_initial`, a 0 first (the axis one longer).
+template <ArrayLike A>
+Array<detail::sum_t<value_type_t<A>>> cumulative_sum(A const& x, std::int64_t axis, bool include_initial = false) {
+  return detail::cumulative_with_initial<primitives::cumsum_p, detail::sum_t<value_type_t<A>>>(
+      x, axis, include_initial, "cumulative_sum", "sum", 0);
+}
+template <ArrayLike A>
+Array<detail::sum_t<value_type_t<A>>> cumulative_sum(A const& x, none_t = none, bool include_initial = false) {
+  return detail::cumulative_with_initial<primitives::cumsum_p, detail::sum_t<value_type_t<A>>>(
+      x, std::nullopt, include_initial, "cumulative_sum", "sum", 0);
+}
+
+/// Running products along `axis` (optional for a vector), bool as int32;
+/// with `include_initial`, a 1 first.
+template <ArrayLike A>
+Array<detail::cumulative_t<value_type_t<A>>> cumulative_prod(A const& x, std::int64_t axis,
+                                                             bool include_initial = false) {
+  return detail::cumulative_with_initial<primitives::cumprod_p, detail::cumulative_t<value_type_t<A>>>(
+      x, axis, include_initial, "cumulative_prod", "product", 1);
+}
+template <ArrayLike A>
+Array<detail::cumulative_t<value_type_t<A>>> cumulative_prod(A const& x, none_t = none, bool include_initial = false) {
+  return detail::cumulative_with_initial<primitives::cumprod_p, detail::cumulative_t<value_type_t<A>>>(
+      x, std::nullopt, include_initial, "cumulative_prod", "product", 1);
+}
 
 }  // namespace jaxcc::numpy

@@ -1,6 +1,7 @@
-// jax.numpy's reductions: sum, prod, max, min, mean, var, std, any, all,
-// argmax, argmin. The axis argument is one axis (`jnp::sum(x, 0)`), several
-// (`jnp::sum(x, {0, 2})`), or left out (or `jaxcc::none`) for all of them;
+// jax.numpy's reductions: sum, prod, max (amax), min (amin), mean, var, std,
+// any, all, argmax, argmin. The axis argument is one axis
+// (`jnp::sum(x, 0)`), several (`jnp::sum(x, {0, 2})`), or left out (or
+// `jaxcc::none`) for all of them;
 // negative axes count from the end; keepdims comes third:
 // `jnp::sum(x, 1, /*keepdims=*/true)`.
 //
@@ -185,6 +186,19 @@ template <ArrayLike A>
 Array<value_type_t<A>> min(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false,
                            std::optional<double> initial = std::nullopt) {
   return detail::reduce_extremum<primitives::reduce_min_p>(x, axis, keepdims, initial, "min");
+}
+
+/// jnp.amax: max under numpy's older name.
+template <ArrayLike A>
+Array<value_type_t<A>> amax(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false,
+                            std::optional<double> initial = std::nullopt) {
+  return max(x, axis, keepdims, initial);
+}
+/// jnp.amin: min under numpy's older name.
+template <ArrayLike A>
+Array<value_type_t<A>> amin(A const& x, detail::AxisArg const& axis = {}, bool keepdims = false,
+                            std::optional<double> initial = std::nullopt) {
+  return min(x, axis, keepdims, initial);
 }
 
 template <ArrayLike A>
