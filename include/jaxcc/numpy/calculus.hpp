@@ -49,7 +49,7 @@ template <Element T>
 Array<T> axis_index(Array<T> const& x, std::int64_t axis, std::int64_t i) {
   auto const n = x.shape()[static_cast<std::size_t>(axis)];
   if (i >= n || i < -n)
-    throw_error("index ", i, " is out of bounds for axis ", axis, " with size ", n);
+    throw_error("index is out of bounds for axis ", axis, " with size ", n);
   auto const at = i < 0 ? i + n : i;
   return lax::squeeze(slice_in_dim(x, at, at + 1, 1, axis), {axis});
 }
@@ -294,6 +294,7 @@ auto interp(X const& x, XP const& xp, FP const& fp, detail::InterpEdge const& le
   using R = promote_t<TX, TF>;
   if (xp.shape() != fp.shape() || xp.ndim() != 1)
     throw Error("xp and fp must be one-dimensional arrays of equal size");
+  if (xp.size() == 0) throw Error("interp: xp and fp must not be empty");
   auto x_arr = as_array(x).template astype<TX>();
   auto xp_arr = as_array(xp).template astype<TX>();
   auto fp_arr = as_array(fp).template astype<TF>();
