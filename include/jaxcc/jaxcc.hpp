@@ -39,6 +39,7 @@
 #include "jaxcc/numpy/signal.hpp"
 #include "jaxcc/numpy/tensor_contractions.hpp"
 #include "jaxcc/numpy/polynomial.hpp"
+#include "jaxcc/numpy/linalg_array_api.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
