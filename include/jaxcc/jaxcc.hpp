@@ -19,6 +19,7 @@
 #include "jaxcc/lax/linalg.hpp"
 #include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/lax/windowed_reductions.hpp"
+#include "jaxcc/lax/dot.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/cumulative.hpp"
 #include "jaxcc/numpy/diagonals.hpp"
