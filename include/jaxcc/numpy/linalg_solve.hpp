@@ -290,7 +290,7 @@ Array<float_t<value_type_t<X>>> cond(X const& x_in, P const& p = none) {
       r = norm(x, ord, {-2, -1}) * norm(inv(x), ord, {-2, -1});
     }
   }
-  return where(isnan(r) & !any(isnan(x), {-2, -1}), std::numeric_limits<T>::infinity(), r);
+  return where(isnan(r) & logical_not(any(isnan(x), {-2, -1})), std::numeric_limits<T>::infinity(), r);
 }
 
 }  // namespace jaxcc::numpy::linalg
