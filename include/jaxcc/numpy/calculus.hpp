@@ -30,6 +30,7 @@
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/numpy/sorting.hpp"
 #include "jaxcc/primitives/bits/slice_p.hpp"
+#include "jaxcc/primitives/dot_general.hpp"
 
 namespace jaxcc::detail {
 
