@@ -290,4 +290,172 @@ TEST_CASE("conv_general_dilated prints in a jaxpr as JAX prints it", "[conv][mak
                   "rhs_dilation=(1, 1) window_strides=(1, 1)]") != std::string::npos);
 }
 
+namespace {
+
+struct TransposeGolden {
+  std::string name;
+  Shape rhs_shape, out_shape;
+  std::vector<double> out, lhs_grad, rhs_grad;
+};
+struct ShapeGolden {
+  std::string name;
+  std::vector<std::int64_t> shape;
+};
+
+// conv_transpose_cases.py's inputs: 2 sin(scale i + 0.3), reshaped.
+Array<float> arr(Shape const& shape, float scale) {
+  return jnp::reshape(jnp::sin(jnp::arange<float>(shape.numel()) * scale + 0.3f) * 2.0f, shape);
+}
+
+}  // namespace
+
+TEST_CASE("conv_transpose and conv_with_general_padding: outputs and gradients equal JAX's", "[conv]") {
+  static std::vector<TransposeGolden> const goldens = {
+#define CONV_TRANSPOSE_CASES
+#include "golden/conv_transpose_cases.inc"
+#undef CONV_TRANSPOSE_CASES
+  };
+  auto const x1 = arr({2, 5, 3}, 0.7f), k1 = arr({3, 3, 4}, 0.45f);
+  auto const x2 = arr({1, 4, 3, 2}, 0.31f), k2 = arr({2, 3, 2, 3}, 0.53f);
+  auto const y2 = arr({1, 2, 5, 4}, 0.29f), w2 = arr({3, 2, 2, 3}, 0.61f);
+  std::vector<std::tuple<std::string, Array<float>, Array<float>, Conv>> const cases = {
+      {"conv_transpose(x1, k1, (2,), 'SAME')", x1, k1,
+       [](auto const& a, auto const& b) { return lax::conv_transpose(a, b, {2}, "SAME"); }},
+      {"conv_transpose(x1, k1, (2,), 'VALID')", x1, k1,
+       [](auto const& a, auto const& b) { return lax::conv_transpose(a, b, {2}, "VALID"); }},
+      {"conv_transpose(x1, k1, (1,), 'SAME', (2,))", x1, k1,
+       [](auto const& a, auto const& b) { return lax::conv_transpose(a, b, {1}, "SAME", {2}); }},
+      {"conv_transpose(x1, k1, (3,), [(1, 2)])", x1, k1,
+       [](auto const& a, auto const& b) { return lax::conv_transpose(a, b, {3}, {{1, 2}}); }},
+      {"conv_transpose(x2, k2, (2, 1), 'SAME')", x2, k2,
+       [](auto const& a, auto const& b) { return lax::conv_transpose(a, b, {2, 1}, "SAME"); }},
+      {"conv_transpose(x2, k2.swapaxes(2, 3), (2, 2), 'VALID', transpose_kernel=True)", x2, jnp::swapaxes(k2, 2, 3),
+       [](auto const& a, auto const& b) { return lax::conv_transpose(a, b, {2, 2}, "VALID", {}, {}, true); }},
+      {"conv_transpose(y2, w2.swapaxes(0, 1), (1, 2), 'SAME', None, ('NCHW', 'IOHW', 'NCHW'))", y2,
+       jnp::swapaxes(w2, 0, 1),
+       [](auto const& a, auto const& b) {
+         return lax::conv_transpose(a, b, {1, 2}, "SAME", {}, {"NCHW", "IOHW", "NCHW"});
+       }},
+      {"conv_with_general_padding(y2, w2, (1, 2), [(1, 0), (2, 1)], (2, 1), (1, 2))", y2, w2,
+       [](auto const& a, auto const& b) {
+         return lax::conv_with_general_padding(a, b, {1, 2}, {{1, 0}, {2, 1}}, {2, 1}, {1, 2});
+       }},
+  };
+  REQUIRE(cases.size() == goldens.size());
+  auto const close = [](Array<float> const& got, std::vector<double> const& expected) {
+    auto const g = jaxcc_test::as_doubles(got);
+    if (g.size() != expected.size()) return false;
+    for (std::size_t i = 0; i < g.size(); ++i)
+      if (std::abs(g[i] - expected[i]) > 1e-4 * (1 + std::abs(expected[i]))) return false;
+    return true;
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    auto const& [name, a, b, f] = cases[i];
+    auto const& g = goldens[i];
+    INFO(name);
+    REQUIRE(g.name == name);
+    CHECK(b.shape() == g.rhs_shape);
+    auto const y = f(a, b);
+    CHECK(y.shape() == g.out_shape);
+    CHECK(close(y, g.out));
+    auto const fn = f;
+    auto const [ga, gb] = jaxcc::grad([&](Array<float> const& p, Array<float> const& q) { return jnp::sum(fn(p, q)); },
+                                      jaxcc::argnums<0, 1>)(a, b);
+    CHECK(close(ga, g.lhs_grad));
+    CHECK(close(gb, g.rhs_grad));
+  }
+  // Second derivatives and vmap in double.
+  auto const ct = [](Array<double> const& a, Array<double> const& b) { return lax::conv_transpose(a, b, {2}, "SAME"); };
+  Array<double> const xd = jaxcc_test::smooth({2, 4, 2}), kd = jaxcc_test::smooth({3, 2, 3}, 0.29);
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(ct, std::tuple{xd, kd}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(ct, jaxcc::in_axes(jaxcc::none, 2),
+                                                      xd, jaxcc_test::smooth({3, 2, 3, 2}, 0.41)));
+}
+
+TEST_CASE("conv_general_dilated_patches: outputs and gradients equal JAX's", "[conv]") {
+  struct PatchGolden {
+    std::string name;
+    Shape out_shape;
+    std::vector<double> out, lhs_grad;
+  };
+  static std::vector<PatchGolden> const goldens = {
+#define CONV_PATCHES_CASES
+#include "golden/conv_transpose_cases.inc"
+#undef CONV_PATCHES_CASES
+  };
+  auto const x2 = arr({1, 4, 3, 2}, 0.31f), y2 = arr({1, 2, 5, 4}, 0.29f);
+  using Patches = std::function<Array<float>(Array<float> const&)>;
+  std::vector<std::tuple<std::string, Array<float>, Patches>> const cases = {
+      {"conv_general_dilated_patches(y2, (2, 3), (1, 2), 'SAME')", y2,
+       [](auto const& a) { return lax::conv_general_dilated_patches(a, {2, 3}, {1, 2}, "SAME"); }},
+      {"conv_general_dilated_patches(x2, (3, 2), (1, 1), 'VALID', None, (1, 2), dimension_numbers=('NHWC', 'OIHW', "
+       "'NCHW'))",
+       x2,
+       [](auto const& a) {
+         return lax::conv_general_dilated_patches(a, {3, 2}, {1, 1}, "VALID", {}, {1, 2}, {"NHWC", "OIHW", "NCHW"});
+       }},
+  };
+  REQUIRE(cases.size() == goldens.size());
+  auto const close = [](Array<float> const& got, std::vector<double> const& expected) {
+    auto const g = jaxcc_test::as_doubles(got);
+    if (g.size() != expected.size()) return false;
+    for (std::size_t i = 0; i < g.size(); ++i)
+      if (std::abs(g[i] - expected[i]) > 1e-4 * (1 + std::abs(expected[i]))) return false;
+    return true;
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    auto const& [name, a, f] = cases[i];
+    auto const& g = goldens[i];
+    INFO(name);
+    REQUIRE(g.name == name);
+    auto const y = f(a);
+    CHECK(y.shape() == g.out_shape);
+    CHECK(close(y, g.out));
+    auto const fn = f;
+    auto const weights = Array<float>(jnp::cos(jnp::arange<float>(y.size()))).reshape(y.shape());
+    auto const ga = jaxcc::grad([&](Array<float> const& p) { return jnp::sum(fn(p) * weights); })(a);
+    CHECK(close(ga, g.lhs_grad));
+  }
+}
+
+TEST_CASE("conv's shape helpers equal JAX's", "[conv]") {
+  static std::vector<ShapeGolden> const goldens = {
+#include "golden/conv_transpose_cases.inc"
+  };
+  auto const flat = [](std::tuple<jaxcc::Axes, jaxcc::Axes, jaxcc::Axes> const& t) {
+    std::vector<std::int64_t> out;
+    for (auto const* p : {&std::get<0>(t), &std::get<1>(t), &std::get<2>(t)}) out.insert(out.end(), p->begin(), p->end());
+    return out;
+  };
+  auto const vec = [](Shape const& s) { return std::vector<std::int64_t>(s.begin(), s.end()); };
+  auto const dn = lax::conv_dimension_numbers({1, 2, 3, 4}, {1, 2, 3, 4}, {"NCHW", "HWOI", "NHWC"});
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> const got = {
+      {"conv_shape_tuple((2, 3, 9, 8), (4, 3, 3, 2), (2, 3), 'SAME')",
+       vec(lax::conv_shape_tuple({2, 3, 9, 8}, {4, 3, 3, 2}, {2, 3}, "SAME"))},
+      {"conv_shape_tuple((2, 3, 9, 8), (4, 3, 3, 2), (2, 3), [(1, 0), (-1, 2)])",
+       vec(lax::conv_shape_tuple({2, 3, 9, 8}, {4, 3, 3, 2}, {2, 3}, {{1, 0}, {-1, 2}}))},
+      {"conv_shape_tuple((4, 3, 2), (4, 3, 5), (2,), 'VALID', 2)",
+       vec(lax::conv_shape_tuple({4, 3, 2}, {4, 3, 5}, {2}, "VALID", 2))},
+      {"conv_general_shape_tuple((2, 9, 8, 3), (3, 2, 3, 4), (2, 3), 'SAME', ('NHWC', 'HWIO', 'NCHW'))",
+       vec(lax::conv_general_shape_tuple({2, 9, 8, 3}, {3, 2, 3, 4}, {2, 3}, "SAME", {"NHWC", "HWIO", "NCHW"}))},
+      {"conv_transpose_shape_tuple((2, 9, 8, 3), (3, 2, 3, 4), (2, 3), 'SAME', ('NHWC', 'HWIO', 'NHWC'))",
+       vec(lax::conv_transpose_shape_tuple({2, 9, 8, 3}, {3, 2, 3, 4}, {2, 3}, "SAME", {"NHWC", "HWIO", "NHWC"}))},
+      {"conv_transpose_shape_tuple((2, 9, 8, 3), (3, 2, 3, 4), (2, 3), 'VALID', ('NHWC', 'HWIO', 'NHWC'))",
+       vec(lax::conv_transpose_shape_tuple({2, 9, 8, 3}, {3, 2, 3, 4}, {2, 3}, "VALID", {"NHWC", "HWIO", "NHWC"}))},
+      {"conv_general_permutations(('NHWC', 'HWIO', 'NCWH'))", flat(lax::conv_general_permutations({"NHWC", "HWIO", "NCWH"}))},
+      {"conv_dimension_numbers((1, 2, 3, 4), (1, 2, 3, 4), ('NCHW', 'HWOI', 'NHWC'))",
+       flat({dn.lhs_spec, dn.rhs_spec, dn.out_spec})},
+  };
+  REQUIRE(got.size() == goldens.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    INFO(got[i].first);
+    CHECK(got[i].first == goldens[i].name);
+    CHECK(got[i].second == goldens[i].shape);
+  }
+  CHECK(message_of([] { lax::conv_shape_tuple({2, 3, 9, 8}, {4, 3, 3, 2}, {2, 3}, {{1, 0}}); }) ==
+        "Wrong number of explicit pads for convolution: expected 2, got 1.");
+  CHECK(message_of([] { lax::conv_transpose(jnp::ones<float>({1, 2, 3}), jnp::ones<float>({1, 2}), {1}, "SAME"); }) ==
+        "conv_transpose requires lhs and rhs of one rank, at least 2, got (1, 2, 3) and (1, 2)");
+}
+
 }  // namespace test_conv

@@ -49,6 +49,12 @@ std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> eig
   return {w, v};
 }
 
+/// jnp.linalg.eigvalsh: the eigenvalues w of eigh, ascending.
+template <ArrayLike A>
+Array<float_t<value_type_t<A>>> eigvalsh(A const& a, std::string_view UPLO = "L", bool symmetrize_input = true) {
+  return std::get<0>(eigh(a, UPLO, symmetrize_input));
+}
+
 /// jnp.linalg.qr: (q, r) of each (..., m, n) matrix, a = q·r: `mode`
 /// "reduced" (the default) gives q m × k and r k × n (k = min(m, n)),
 /// "complete" q m × m and r m × n.

@@ -27,6 +27,8 @@
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/numpy/linalg.hpp"
+#include "jaxcc/numpy/linalg_decompositions.hpp"
+#include "jaxcc/numpy/norm.hpp"
 #include "jaxcc/numpy/reductions.hpp"
 
 namespace jaxcc::detail {
@@ -211,6 +213,84 @@ Array<value_type_t<A>> matrix_power(A const& a_in, std::int64_t n) {
     n /= 2;
   }
   return *result;
+}
+
+/// jnp.linalg.tensorinv: the inverse of `a` read as a matrix whose rows
+/// are its first `ind` axes: shape a.shape[ind:] + a.shape[:ind].
+template <ArrayLike A>
+Array<float_t<value_type_t<A>>> tensorinv(A const& a_in, std::int64_t ind = 2) {
+  auto const a = as_array(a_in);
+  if (ind <= 0) detail::throw_error("ind must be a positive integer; got ind=", ind);
+  auto const& s = a.shape();
+  auto const cut = std::min<std::int64_t>(ind, a.ndim());
+  Shape const contracting(s.begin(), s.begin() + cut), batch(s.begin() + cut, s.end());
+  auto const rows = contracting.numel(), cols = batch.numel();
+  if (rows != cols)
+    detail::throw_error("tensorinv is only possible when the product of the first `ind` dimensions equals that of the "
+                        "remaining dimensions. got arr.shape=", s, " with ind=", ind, ".");
+  Shape out = batch;
+  out.insert(out.end(), contracting.begin(), contracting.end());
+  return inv(a.reshape({rows, cols})).reshape(out);
+}
+
+/// jnp.linalg.tensorsolve: x with tensordot(a, x, x.ndim) = b; `axes` of a
+/// are moved to the end first. x has shape a.shape[b.ndim:].
+template <ArrayLike A, ArrayLike B>
+Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>> tensorsolve(A const& a_in, B const& b_in,
+                                                                        std::optional<Axes> const& axes = std::nullopt) {
+  auto a = as_array(a_in);
+  auto const b = as_array(b_in);
+  if (axes) a = moveaxis(a, *axes, Axes(axes->size(), a.ndim() - 1));
+  auto const& s = a.shape();
+  auto const bn = std::min<std::int64_t>(b.ndim(), a.ndim());
+  Shape const lead(s.begin(), s.begin() + bn), out(s.begin() + bn, s.end());
+  if (lead != b.shape() || b.ndim() > a.ndim())
+    detail::throw_error("After moving axes to end, leading shape of a must match shape of b. got a.shape=", s,
+                        ", b.shape=", b.shape());
+  if (b.size() != out.numel())
+    detail::throw_error("Input arrays must have prod(a.shape[:b.ndim]) == prod(a.shape[b.ndim:]); got a.shape=", s,
+                        ", b.ndim=", b.ndim(), ".");
+  return solve(a.reshape({b.size(), out.numel()}), ravel(b)).reshape(out);
+}
+
+/// jnp.linalg.cond: the condition number of each (..., m, n) matrix in the
+/// norm `p`: by default (or 2) the ratio of its largest singular value to
+/// its smallest, -2 the inverse ratio; any other matrix norm (square
+/// matrices only) norm(x)·norm(inv(x)), infinite where that is NaN and x is not.
+template <ArrayLike X, class P = none_t>
+Array<float_t<value_type_t<X>>> cond(X const& x_in, P const& p = none) {
+  using T = float_t<value_type_t<X>>;
+  auto const x = detail::array_as<T>(x_in);
+  if (x.ndim() < 2) detail::throw_error("jnp.linalg.cond: input array must be at least 2D; got arr.shape=", x.shape());
+  if (x.shape().back() == 0 || x.shape()[x.shape().size() - 2] == 0)
+    detail::throw_error("jnp.linalg.cond: input array must not be empty; got arr.shape=", x.shape());
+  auto const end = [](Array<T> const& s, bool first) {
+    auto const n = s.shape().back();
+    return lax::squeeze(detail::slice_in_dim(s, first ? 0 : n - 1, first ? 1 : n, 1, s.ndim() - 1), {-1});
+  };
+  Array<T> r;
+  if constexpr (std::same_as<P, none_t>) {
+    auto const s = svdvals(x);
+    return end(s, true) / end(s, false);
+  } else if constexpr (std::convertible_to<P, std::string_view>) {
+    if (!detail::is_square_stack(x))
+      detail::throw_error("jnp.linalg.cond: for p='", std::string_view(p), "', array must be square; got arr.shape=",
+                          x.shape());
+    r = norm(x, std::string_view(p), {-2, -1}) * norm(inv(x), std::string_view(p), {-2, -1});
+  } else {
+    auto const ord = static_cast<double>(p);
+    if (ord == 2 || ord == -2) {
+      auto const s = svdvals(x);
+      if (ord == 2) return end(s, true) / end(s, false);
+      r = end(s, false) / end(s, true);
+    } else {
+      if (!detail::is_square_stack(x))
+        detail::throw_error("jnp.linalg.cond: for p=", detail::order_string(ord),
+                            ", array must be square; got arr.shape=", x.shape());
+      r = norm(x, ord, {-2, -1}) * norm(inv(x), ord, {-2, -1});
+    }
+  }
+  return where(isnan(r) & logical_not(any(isnan(x), {-2, -1})), std::numeric_limits<T>::infinity(), r);
 }
 
 }  // namespace jaxcc::numpy::linalg
