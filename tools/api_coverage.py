@@ -64,6 +64,11 @@ LEFT_OUT = {
         "shape_as_value": "turns a symbolic (shape-polymorphic) dimension into a value; jaxcc's shapes are concrete",
         "pcast": "casts between shard_map's varying-manual-axes types, a type system jaxcc's shard_map does not have",
     },
+    "jax.nn": {
+        "scaled_matmul": "block-scaled (microscaling) products of fp8/fp4 values; jaxcc has no 8- or 4-bit float element types",
+        "scaled_dot_general": "block-scaled (microscaling) products of fp8/fp4 values; jaxcc has no 8- or 4-bit float element types",
+        "get_scaled_dot_general_config": "the configuration of scaled_dot_general (left out)",
+    },
 }
 
 
