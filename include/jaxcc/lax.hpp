@@ -1,0 +1,26 @@
+// jax.lax: every header of lax/ (jaxcc::lax).
+#pragma once
+
+#include "jaxcc/lax/cond.hpp"
+#include "jaxcc/lax/control_flow.hpp"
+#include "jaxcc/lax/control_flow_common.hpp"
+#include "jaxcc/lax/convolution.hpp"
+#include "jaxcc/lax/dot.hpp"
+#include "jaxcc/lax/dtype.hpp"
+#include "jaxcc/lax/elementwise.hpp"
+#include "jaxcc/lax/gather_scatter.hpp"
+#include "jaxcc/lax/linalg.hpp"
+#include "jaxcc/lax/loops.hpp"
+#include "jaxcc/lax/optimization_barrier.hpp"
+#include "jaxcc/lax/padding.hpp"
+#include "jaxcc/lax/parallel.hpp"
+#include "jaxcc/lax/reductions.hpp"
+#include "jaxcc/lax/scan.hpp"
+#include "jaxcc/lax/shape_ops.hpp"
+#include "jaxcc/lax/slicing.hpp"
+#include "jaxcc/lax/sorting.hpp"
+#include "jaxcc/lax/special.hpp"
+#include "jaxcc/lax/while_loop.hpp"
+#include "jaxcc/lax/windowed_reductions.hpp"
+// Last: with the precompiled runtime, the rules it holds are declared extern.
+#include "jaxcc/runtime/precompiled_runtime.hpp"
