@@ -107,5 +107,14 @@
 #include "jaxcc/transforms/vmap.hpp"
 #include "jaxcc/transforms/numpy_apply.hpp"
 #include "jaxcc/version.hpp"
+// The module headers, each already included above, header by header: so
+// that this header holds all of them by construction.
+#include "jaxcc/lax.hpp"
+#include "jaxcc/linalg.hpp"
+#include "jaxcc/nn.hpp"
+#include "jaxcc/numpy.hpp"
+#include "jaxcc/scipy/special.hpp"
+#include "jaxcc/sharding.hpp"
+#include "jaxcc/transforms.hpp"
 // Last: with the precompiled runtime, the rules it holds are declared extern.
 #include "jaxcc/runtime/precompiled_runtime.hpp"
