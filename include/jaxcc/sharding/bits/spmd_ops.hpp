@@ -20,6 +20,7 @@
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/graph/layout.hpp"
 #include "jaxcc/graph/value_ops.hpp"
+#include "jaxcc/lax/parallel.hpp"
 #include "jaxcc/primitives/collectives.hpp"
 
 namespace jaxcc::detail {
