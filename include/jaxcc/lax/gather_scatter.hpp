@@ -384,7 +384,9 @@ Array<U> flat_scatter(primitives::scatter_p::Kind kind, Array<U> const& x, Array
   // min / max: the extremum of the updates at each position (its value
   // from the kernel, its derivative split among the updates that attain
   // it), then combined with x.
-  auto const lowest = kind == Kind::max ? std::numeric_limits<U>::lowest() : std::numeric_limits<U>::max();
+  // As a C++ number (a 16-bit float's limits as float32, exactly).
+  auto const lowest = static_cast<compute_t<U>>(kind == Kind::max ? std::numeric_limits<U>::lowest()
+                                                                  : std::numeric_limits<U>::max());
   auto const extremum = apply(kind, filled<U>(Shape{n}, lowest), lax::stop_gradient(u));
   Array<U> reached = extremum;
   if constexpr (FloatElement<U>) {
