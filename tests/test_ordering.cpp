@@ -40,9 +40,12 @@ std::vector<Golden> const& golden() {
 }
 
 // The generator's inputs.
-Array<float> v() { return jnp::array({3.0f, 1.0f, 2.0f, std::numeric_limits<float>::quiet_NaN(), 1.0f, -0.0f, 0.0f, -2.5f}); }
+Array<float> v() {
+  return jnp::array({3.0f, 1.0f, 2.0f, std::numeric_limits<float>::quiet_NaN(), 1.0f, -0.0f, 0.0f, -2.5f});
+}
 Array<float> m() {
-  return jnp::array({{0.5f, -1.0f, 2.0f, 2.0f, 7.0f}, {3.0f, 0.0f, -4.0f, 1.5f, 2.0f}, {1.0f, 1.0f, 9.0f, -3.0f, 0.25f}});
+  return jnp::array(
+      {{0.5f, -1.0f, 2.0f, 2.0f, 7.0f}, {3.0f, 0.0f, -4.0f, 1.5f, 2.0f}, {1.0f, 1.0f, 9.0f, -3.0f, 0.25f}});
 }
 Array<float> t() {
   return jnp::array({1.5f, -2.0f, 0.0f, 3.0f, 2.0f, 2.0f, -1.0f, 0.5f, 4.0f, -3.0f, 1.0f, 1.0f,

@@ -50,7 +50,8 @@ auto top_k_key(Array<T> const& x) {
   if constexpr (std::floating_point<T> && !jaxcc::detail::is_half_float<T>) {
     using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
     Array<I> const bits = jaxcc::lax::bitcast_convert_type<I>(x);
-    Array<I> const flipped = jaxcc::lax::bitwise_xor(bits, jaxcc::lax::full<I>(bits.shape(), std::numeric_limits<I>::max()));
+    Array<I> const magnitude = jaxcc::lax::full<I>(bits.shape(), std::numeric_limits<I>::max());
+    Array<I> const flipped = jaxcc::lax::bitwise_xor(bits, magnitude);
     return Array<I>(jaxcc::lax::select(Array<bool>(bits < I{0}), flipped, bits));
   } else {
     return x;
