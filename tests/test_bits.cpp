@@ -83,6 +83,8 @@ TEST_CASE("packbits and unpackbits: round trips, vmap and jit", "[bits][vmap][ji
   REQUIRE_NOTHROW(jaxcc::testing::check_vmap(unpack, jaxcc::in_axes(1), b));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(pack, ints()));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(unpack, b));
+  REQUIRE_NOTHROW(jaxcc::testing::check_edges(pack, ints()));
+  REQUIRE_NOTHROW(jaxcc::testing::check_edges(unpack, b));
   // 0-d inputs: flattened to one element.
   CHECK(jnp::packbits(jnp::array(3)).to_vector() == std::vector<std::uint8_t>{128});
   CHECK(jnp::unpackbits(jnp::array(5).astype<std::uint8_t>()).shape() == Shape{8});

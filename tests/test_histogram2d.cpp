@@ -92,6 +92,7 @@ TEST_CASE("histogramdd: gradients and batching in the weights, jit", "[histogram
   Array<double> const xs = jaxcc_test::smooth({3, 6}), ys = jaxcc_test::smooth({3, 6}, 0.5);
   REQUIRE_NOTHROW(jaxcc::testing::check_vmap(g, jaxcc::in_axes(0, 0), xs, ys));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(g, jaxcc_test::smooth({6}), jaxcc_test::smooth({6}, 0.5)));
+  REQUIRE_NOTHROW(jaxcc::testing::check_edges(f, weights));
 }
 
 TEST_CASE("histogramdd and histogram2d raise JAX's errors", "[histogram][errors]") {

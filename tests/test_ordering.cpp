@@ -147,6 +147,9 @@ TEST_CASE("partition's shapes, derivatives, vmap and jit", "[ordering][grad][vma
   };
   REQUIRE_NOTHROW(jaxcc::testing::check_vmap(lex, jaxcc::in_axes(2, 2), xs, xs * 2.0));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(lex, xs, xs * 2.0));
+  REQUIRE_NOTHROW(jaxcc::testing::check_edges(part, xs));
+  REQUIRE_NOTHROW(jaxcc::testing::check_edges(argpart, xs));
+  REQUIRE_NOTHROW(jaxcc::testing::check_edges(lex, xs, xs));
 }
 
 TEST_CASE("partition, argpartition and lexsort raise JAX's errors", "[ordering][errors]") {
