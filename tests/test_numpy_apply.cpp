@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
@@ -45,7 +46,41 @@ TEST_CASE("apply_along_axis and apply_over_axes match JAX", "[numpy_apply]") {
              return parts(jnp::apply_over_axes([](Array<float> const& a, std::int64_t ax) { return jnp::flip(a, ax); },
                                                in.t234, Axes{-1}));
            }},
+          {"fromfunction_1",
+           [] {
+             auto const f = [](Array<float> const& i) { return Array<float>(i * i - 2.0f); };
+             return parts(jnp::fromfunction(f, {4}));
+           }},
+          {"fromfunction_2",
+           [] {
+             auto const f = [](Array<float> const& i, Array<float> const& j) {
+               return Array<float>(jnp::sin(i) + 10.0f * j);
+             };
+             return parts(jnp::fromfunction(f, {2, 3}));
+           }},
+          {"fromfunction_3",
+           [] {
+             auto const f = [](Array<float> const& i, Array<float> const& j, Array<float> const& k) {
+               return jnp::stack(std::vector<Array<float>>{i + j, j * k});
+             };
+             return parts(jnp::fromfunction(f, {2, 3, 2}));
+           }},
       });
+}
+
+TEST_CASE("fromfunction: integer indices, a closed-over array under grad and jit", "[numpy_apply][grad][jit]") {
+  auto const index = [](Array<std::int32_t> const& i, Array<std::int32_t> const& j) {
+    return Array<std::int32_t>(i * 10 + j);
+  };
+  auto const ints = jnp::fromfunction<std::int32_t>(index, {2, 3});
+  CHECK(ints.to_vector() == std::vector<std::int32_t>{0, 1, 2, 10, 11, 12});
+  auto const f = [](Array<double> const& a) {
+    auto const g = [&a](Array<double> const& i, Array<double> const& j) { return Array<double>(jnp::sin(a * i) + j); };
+    return jnp::fromfunction<double>(g, {3, 2});
+  };
+  Array<double> const a = jnp::array(0.7);
+  REQUIRE_NOTHROW(jaxcc::testing::check_grads(f, std::tuple{a}, 2));
+  REQUIRE_NOTHROW(jaxcc::testing::check_jit(f, a));
 }
 
 TEST_CASE("apply_along_axis under grad and vmap; apply_over_axes's error", "[numpy_apply][grad][vmap][errors]") {

@@ -66,6 +66,8 @@
 #include "jaxcc/numpy/tensor_contractions.hpp"
 #include "jaxcc/numpy/polynomial.hpp"
 #include "jaxcc/numpy/linalg_array_api.hpp"
+#include "jaxcc/numpy/ordering.hpp"
+#include "jaxcc/numpy/bits.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/scipy/special.hpp"
 #include "jaxcc/nn/attention.hpp"

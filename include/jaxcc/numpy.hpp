@@ -5,6 +5,7 @@
 #pragma once
 
 #include "jaxcc/numpy/array_text.hpp"
+#include "jaxcc/numpy/bits.hpp"
 #include "jaxcc/numpy/bessel.hpp"
 #include "jaxcc/numpy/calculus.hpp"
 #include "jaxcc/numpy/counting.hpp"
@@ -26,6 +27,7 @@
 #include "jaxcc/numpy/linalg_solve.hpp"
 #include "jaxcc/numpy/nan_reductions.hpp"
 #include "jaxcc/numpy/norm.hpp"
+#include "jaxcc/numpy/ordering.hpp"
 #include "jaxcc/numpy/pad.hpp"
 #include "jaxcc/numpy/polynomial.hpp"
 #include "jaxcc/numpy/predicates.hpp"

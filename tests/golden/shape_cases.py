@@ -186,6 +186,9 @@ CASES = {
     "numpy_apply/along_outer": lambda: jnp.apply_along_axis(lambda v: jnp.outer(v[:2], v[1:3]), -1, m23),
     "numpy_apply/over_sum": lambda: jnp.apply_over_axes(jnp.sum, t234, [0, 2]),
     "numpy_apply/over_neg": lambda: jnp.apply_over_axes(lambda a, ax: jnp.flip(a, ax), t234, [-1]),
+    "numpy_apply/fromfunction_1": lambda: jnp.fromfunction(lambda i: i * i - 2.0, (4,)),
+    "numpy_apply/fromfunction_2": lambda: jnp.fromfunction(lambda i, j: jnp.sin(i) + 10 * j, (2, 3)),
+    "numpy_apply/fromfunction_3": lambda: jnp.fromfunction(lambda i, j, k: jnp.stack([i + j, j * k]), (2, 3, 2)),
 }
 
 

@@ -1,14 +1,16 @@
-// jax.numpy's apply_along_axis, built on vmap as JAX builds it (so it sits
-// in transforms/, above numpy's layer), and apply_over_axes beside it.
-// Both are in namespace jaxcc::numpy.
+// jax.numpy's apply_along_axis and fromfunction, built on vmap as JAX
+// builds them (so they sit in transforms/, above numpy's layer), and
+// apply_over_axes beside them. All are in namespace jaxcc::numpy.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <utility>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/layout.hpp"
 #include "jaxcc/transforms/vmap.hpp"
 
@@ -45,6 +47,27 @@ Array<value_type_t<A>> apply_over_axes(F const& func, A const& a, Axes const& ax
     else throw Error("function is not returning an array of the correct shape");
   }
   return x;
+}
+
+/// fromfunction: the array of `shape` (rank 1 to 3, a braced list) whose
+/// element at (i, j, ...) is function(i, j, ...); the indices are 0-d arrays
+/// of dtype T (default float32), and `function` is vmapped over each of
+/// them in turn (JAX's construction), so it sees scalars and may return any
+/// shape, whose axes follow shape's.
+template <Element T = float, class F, std::size_t N>
+  requires(N >= 1 && N <= 3)
+auto fromfunction(F const& function, std::int64_t const (&shape)[N]) {
+  auto const index = [&shape](std::size_t i) { return arange<T>(static_cast<T>(shape[i])); };
+  if constexpr (N == 1) {
+    return vmap(function, in_axes(0))(index(0));
+  } else if constexpr (N == 2) {
+    auto const inner = vmap(function, in_axes(none, 0));
+    return vmap(inner, in_axes(0, none))(index(0), index(1));
+  } else {
+    auto const inner = vmap(function, in_axes(none, none, 0));
+    auto const middle = vmap(inner, in_axes(none, 0, none));
+    return vmap(middle, in_axes(0, none, none))(index(0), index(1), index(2));
+  }
 }
 
 }  // namespace jaxcc::numpy
