@@ -8,6 +8,7 @@
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/dtype.hpp"
+#include "jaxcc/fusion/expr_core.hpp"
 
 namespace jaxcc::lax {
 

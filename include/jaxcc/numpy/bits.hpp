@@ -51,7 +51,8 @@ Array<std::uint8_t> packbits(A const& a, jaxcc::detail::OptionalAxis const& axis
                              std::string_view bitorder = "big") {
   using T = value_type_t<A>;
   static_assert(std::integral<T>, "packbits: expected an input array of integer or boolean data type");
-  auto const weights = jaxcc::detail::bit_weights(bitorder, "packbits");
+  // Of a type that depends on A: a file that never packs compiles none of this.
+  Array<jaxcc::detail::dependent_t<A, std::uint8_t>> const weights = jaxcc::detail::bit_weights(bitorder, "packbits");
   auto const [flat, ax] = jaxcc::detail::along(Array<bool>(Array<T>(as_array(a)) != T{0}), axis, "packbits");
   auto arr = swapaxes(flat.template astype<std::uint8_t>(), ax, -1);
   auto const n = arr.shape().back();
@@ -72,10 +73,11 @@ Array<std::uint8_t> unpackbits(A const& a, jaxcc::detail::OptionalAxis const& ax
                                jaxcc::detail::OptionalAxis const& count = none, std::string_view bitorder = "big") {
   static_assert(std::same_as<value_type_t<A>, std::uint8_t>,
                 "unpackbits: expected an input array of unsigned byte data type");
-  auto const weights = jaxcc::detail::bit_weights(bitorder, "unpackbits");
-  auto const [flat, ax] = jaxcc::detail::along(Array<std::uint8_t>(as_array(a)), axis, "unpackbits");
+  using U = jaxcc::detail::dependent_t<A, std::uint8_t>;  // as in packbits
+  Array<U> const weights = jaxcc::detail::bit_weights(bitorder, "unpackbits");
+  auto const [flat, ax] = jaxcc::detail::along(Array<U>(as_array(a)), axis, "unpackbits");
   auto const arr = swapaxes(flat, ax, -1);
-  Array<bool> const set = (expand_dims(arr, -1) & weights) > std::uint8_t{0};
+  Array<bool> const set = (expand_dims(arr, -1) & weights) > U{0};
   Shape shape = arr.shape();
   shape.back() *= 8;
   auto unpacked = set.template astype<std::uint8_t>().reshape(shape);

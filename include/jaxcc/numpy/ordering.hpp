@@ -25,11 +25,7 @@
 #include "jaxcc/numpy/reductions.hpp"
 #include "jaxcc/primitives/sort.hpp"
 
-namespace jaxcc::numpy::detail {
-
-using jaxcc::detail::move_axis;
-using jaxcc::detail::normalize_axis;
-using jaxcc::detail::throw_error;
+namespace jaxcc::detail {
 
 /// The axis and kth, checked as JAX's canonicalize_axis checks them.
 template <Element T>
@@ -66,7 +62,7 @@ Array<std::int32_t> bottom_k_positions(Array<T> const& x, std::int64_t k) {
   else return std::get<1>(lax::top_k(top_k_key(Array<T>(-x)), k));
 }
 
-}  // namespace jaxcc::numpy::detail
+}  // namespace jaxcc::detail
 
 namespace jaxcc::numpy {
 

@@ -1,7 +1,9 @@
 // jax.numpy's window functions: bartlett, blackman, hamming, hanning. Each
 // is float32 arithmetic on 0, 1, ..., M - 1 in the order JAX writes it,
 // made on the host (M is static). kaiser needs i0, a special function this
-// header leaves to scipy.special's.
+// header leaves to scipy.special's. The windows' arithmetic is on arrays of
+// a type that depends on the template parameter, so that a file that does
+// not call them compiles none of it.
 #pragma once
 
 #include <cmath>
@@ -34,30 +36,30 @@ inline constexpr float four_pi = static_cast<float>(4 * std::numbers::pi);
 namespace jaxcc::numpy {
 
 /// The Bartlett (triangular) window: 1 - |2n + 1 - M| / (M - 1).
-template <class = void>
+template <class D = void>
 Array<float> bartlett(std::int64_t M) {
-  return detail::window(M, "bartlett", [&](Array<float> const& n, float m1) -> Array<float> {
+  return detail::window(M, "bartlett", [&](Array<detail::dependent_t<D, float>> const& n, float m1) -> Array<float> {
     return 1.0f - abs(2.0f * n + 1.0f - static_cast<float>(M)) / m1;
   });
 }
 /// The Blackman window: 0.42 - 0.5 cos(2πn / (M - 1)) + 0.08 cos(4πn / (M - 1)).
-template <class = void>
+template <class D = void>
 Array<float> blackman(std::int64_t M) {
-  return detail::window(M, "blackman", [](Array<float> const& n, float m1) -> Array<float> {
+  return detail::window(M, "blackman", [](Array<detail::dependent_t<D, float>> const& n, float m1) -> Array<float> {
     return 0.42f - 0.5f * cos(detail::two_pi * n / m1) + 0.08f * cos(detail::four_pi * n / m1);
   });
 }
 /// The Hamming window: 0.54 - 0.46 cos(2πn / (M - 1)).
-template <class = void>
+template <class D = void>
 Array<float> hamming(std::int64_t M) {
-  return detail::window(M, "hamming", [](Array<float> const& n, float m1) -> Array<float> {
+  return detail::window(M, "hamming", [](Array<detail::dependent_t<D, float>> const& n, float m1) -> Array<float> {
     return 0.54f - 0.46f * cos(detail::two_pi * n / m1);
   });
 }
 /// The Hann window: 0.5 (1 - cos(2πn / (M - 1))).
-template <class = void>
+template <class D = void>
 Array<float> hanning(std::int64_t M) {
-  return detail::window(M, "hanning", [](Array<float> const& n, float m1) -> Array<float> {
+  return detail::window(M, "hanning", [](Array<detail::dependent_t<D, float>> const& n, float m1) -> Array<float> {
     return 0.5f * (1.0f - cos(detail::two_pi * n / m1));
   });
 }
