@@ -81,10 +81,14 @@ Array<T> as_values(V const& values) {
   else return fusion::cast<T>(values);
 }
 
+// The int32 arrays below have types that depend on a template parameter,
+// so that a file that never inserts or deletes compiles none of their
+// arithmetic.
+
 /// Each position's rank in a stable ascending sort of the 1-D `o`:
 /// #{j : o[j] < o[i]} + #{j < i : o[j] == o[i]}.
-template <class = void>
-Array<std::int32_t> stable_rank(Array<std::int32_t> const& o) {
+template <class D = void>
+Array<std::int32_t> stable_rank(Array<dependent_t<D, std::int32_t>> const& o) {
   auto const k = o.size();
   auto const col = lax::expand_dims(o, Axes{1}), row = lax::expand_dims(o, Axes{0});
   auto const pos = numpy::arange<std::int32_t>(k);
@@ -98,7 +102,7 @@ Array<std::int32_t> stable_rank(Array<std::int32_t> const& o) {
 /// values at positions + stable_rank(positions) and a's slice j at
 /// j + #{positions <= j}, both written by scatters into zeros.
 template <Element T>
-Array<T> insert_at(Array<T> const& a, std::int64_t axis, Array<std::int32_t> idx, Array<T> const& values) {
+Array<T> insert_at(Array<T> const& a, std::int64_t axis, Array<dependent_t<T, std::int32_t>> idx, Array<T> const& values) {
   auto const n = a.shape()[static_cast<std::size_t>(axis)];
   idx = numpy::clip(numpy::where(idx < 0, idx + static_cast<std::int32_t>(n), idx), 0, static_cast<std::int32_t>(n));
   auto const values_ind = idx + stable_rank(idx);
@@ -154,7 +158,7 @@ std::pair<std::int64_t, std::int64_t> nonzero_span(Array<T> const& x, std::int64
 template <Element T, Element I>
 Array<T> delete_unique(Array<T> const& x, std::int64_t axis, Array<I> const& obj) {
   auto const n = x.shape()[static_cast<std::size_t>(axis)];
-  Array<std::int32_t> o = numpy::ravel(obj).template astype<std::int32_t>();
+  Array<dependent_t<T, std::int32_t>> o = numpy::ravel(obj).template astype<std::int32_t>();
   o = numpy::clip(numpy::where(o < 0, o + static_cast<std::int32_t>(n), o), 0, static_cast<std::int32_t>(n));
   // sort(o) - arange(k), as a multiset: each position minus its stable rank.
   Array<std::int32_t> const base = o - stable_rank(o);
