@@ -176,7 +176,10 @@ std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> ave
 /// The range (max - min) along `axis`, in a's dtype.
 template <ArrayLike A>
 Array<value_type_t<A>> ptp(A const& a, detail::AxisArg const& axis = {}, bool keepdims = false) {
-  return max(a, axis, keepdims) - min(a, axis, keepdims);
+  // max first, as JAX computes it (its error, for an empty axis, is max's):
+  // the operands of `-` are evaluated in no fixed order.
+  auto const largest = max(a, axis, keepdims);
+  return largest - min(a, axis, keepdims);
 }
 
 /// The covariance matrix of the variables in m's rows (columns with
