@@ -21,6 +21,7 @@
 #include <jaxcc/testing/check.hpp>
 
 #include "support.hpp"
+#include "value_grad_golden.hpp"
 
 namespace test_calculus {
 
@@ -32,11 +33,7 @@ using jaxcc_test::message_of;
 
 namespace {
 
-struct Golden {
-  std::string name;
-  Shape shape;
-  std::vector<double> values, grad;
-};
+using Golden = value_grad_golden::Row;
 
 std::vector<Golden> const& golden() {
   static std::vector<Golden> const all = {
@@ -68,19 +65,7 @@ Array<float> joined(std::tuple<Array<T>, Array<T>> const& parts) {
   return jnp::concatenate(std::vector<Array<T>>{std::get<0>(parts), std::get<1>(parts)});
 }
 
-// |got - expected| within rtol of expected, or within atol (rounding near 0).
-std::string mismatches(std::vector<double> const& got, std::vector<double> const& expected, double rtol = 2e-5,
-                       double atol = 2e-5) {
-  if (got.size() != expected.size()) return "size " + std::to_string(got.size()) + " vs " + std::to_string(expected.size());
-  std::string out;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    if (!(std::abs(got[i] - expected[i]) <= rtol * std::abs(expected[i]) + atol))
-      out += "element " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " + std::to_string(expected[i]) + "; ";
-  return out;
-}
-
-using Fn = std::function<Array<float>(Array<float> const&)>;
-std::vector<std::tuple<std::string, Array<float>, Fn>> cases() {
+std::vector<value_grad_golden::Case> cases() {
   return {
       {"diff(v)", v(), [](auto const& a) { return jnp::diff(a); }},
       {"diff(v, 2)", v(), [](auto const& a) { return jnp::diff(a, 2); }},
@@ -153,20 +138,7 @@ std::vector<std::tuple<std::string, Array<float>, Fn>> cases() {
 }  // namespace
 
 TEST_CASE("calculus, signal, products and polynomials match JAX: values and gradients", "[calculus]") {
-  auto const all = cases();
-  REQUIRE(all.size() == golden().size());
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    auto const& [name, x, f] = all[i];
-    auto const& g = golden()[i];
-    INFO(name);
-    REQUIRE(g.name == name);
-    auto const y = f(x);
-    CHECK(y.shape() == g.shape);
-    CHECK(mismatches(jaxcc_test::as_doubles(y), g.values) == "");
-    auto const fn = f;  // not a structured binding: clang 14 cannot capture one
-    auto const dx = jaxcc::grad([&](Array<float> const& a) { return jnp::sum(fn(a)); })(x);
-    CHECK(mismatches(jaxcc_test::as_doubles(dx), g.grad) == "");
-  }
+  value_grad_golden::check(cases(), golden(), {2e-5, 2e-5}, {2e-5, 2e-5});
 }
 
 }  // namespace test_calculus

@@ -20,6 +20,7 @@
 #include <jaxcc/testing/check.hpp>
 
 #include "support.hpp"
+#include "value_grad_golden.hpp"
 
 namespace test_linalg_array_api {
 
@@ -33,11 +34,7 @@ namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-struct Golden {
-  std::string name;
-  Shape shape;
-  std::vector<double> values, grad;
-};
+using Golden = value_grad_golden::Row;
 
 std::vector<Golden> const& golden() {
   static std::vector<Golden> const all = {
@@ -65,19 +62,7 @@ Array<float> part(Array<float> const& x, std::int64_t axis, std::int64_t lo, std
   return jaxcc::detail::axis_slice(x, axis, lo, hi);
 }
 
-// |got - expected| within rtol of expected, or within atol.
-std::string mismatches(std::vector<double> const& got, std::vector<double> const& expected, double rtol = 5e-5,
-                       double atol = 5e-5) {
-  if (got.size() != expected.size()) return "size " + std::to_string(got.size()) + " vs " + std::to_string(expected.size());
-  std::string out;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    if (!(std::abs(got[i] - expected[i]) <= rtol * std::abs(expected[i]) + atol))
-      out += "element " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " + std::to_string(expected[i]) + "; ";
-  return out;
-}
-
-using Fn = std::function<Array<float>(Array<float> const&)>;
-std::vector<std::tuple<std::string, Array<float>, Fn>> cases() {
+std::vector<value_grad_golden::Case> cases() {
   return {
       {"cond(s)", s(), [](auto const& a) { return la::cond(a); }},
       {"cond(s, -2)", s(), [](auto const& a) { return la::cond(a, -2); }},
@@ -123,20 +108,7 @@ std::vector<std::tuple<std::string, Array<float>, Fn>> cases() {
 }  // namespace
 
 TEST_CASE("jnp.linalg's array-API functions, cond, tensorinv, tensorsolve, eigvalsh match JAX", "[linalg]") {
-  auto const all = cases();
-  REQUIRE(all.size() == golden().size());
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    auto const& [name, x, f] = all[i];
-    auto const& g = golden()[i];
-    INFO(name);
-    REQUIRE(g.name == name);
-    auto const y = f(x);
-    CHECK(y.shape() == g.shape);
-    CHECK(mismatches(jaxcc_test::as_doubles(y), g.values) == "");
-    auto const fn = f;  // not a structured binding: clang 14 cannot capture one
-    auto const dx = jaxcc::grad([&](Array<float> const& a) { return jnp::sum(fn(a)); })(x);
-    CHECK(mismatches(jaxcc_test::as_doubles(dx), g.grad, 2e-4, 2e-4) == "");
-  }
+  value_grad_golden::check(cases(), golden(), {5e-5, 5e-5}, {2e-4, 2e-4});
 }
 
 TEST_CASE("jnp.linalg's new functions: second derivatives, vmap and jit", "[linalg][grad][vmap][jit]") {
