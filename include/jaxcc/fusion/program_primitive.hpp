@@ -110,7 +110,7 @@ graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primal
   std::uint64_t key = 0;  // which inputs have tangents, if their dtypes are the primals'
   bool cached = primals.size() < 63;
   for (std::size_t k = 0; k < primals.size(); ++k) {
-    if (!tangents[k] || !is_floating(primals[k].dtype())) continue;
+    if (!tangents[k] || !has_tangent_space(primals[k].dtype())) continue;
     has_tangent[k] = 1;
     dtypes[k] = tangents[k]->dtype();
     inputs.push_back(*tangents[k]);
@@ -134,7 +134,7 @@ std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct,
   std::vector<DType> dtypes;
   for (auto const& x : primals) dtypes.push_back(x.dtype());
   for (std::size_t k = 0; k < primals.size(); ++k) {
-    if (!wanted[k] || !is_floating(dtypes[k])) continue;
+    if (!wanted[k] || !has_tangent_space(dtypes[k])) continue;
     auto const build = [&] {
       std::vector<std::uint8_t> seeded(primals.size(), 0);
       seeded[k] = 1;

@@ -241,7 +241,7 @@ std::optional<graph::Partitioned> window_partition(primitives::WindowParams cons
   auto const [want_first, want_operand] = p.kept_splits(layouts[0], layouts[1]);
   auto const a = reshard(AnyArray(first), layouts[0], want_first).template as<T>();
   auto const b = reshard(AnyArray(operand), layouts[1], want_operand).template as<T>();
-  return graph::Partitioned{AnyArray(bind<P>(p, a, b)), want_operand};
+  return graph::Partitioned{AnyArray(jaxcc::detail::bind<P>(p, a, b)), want_operand};
 }
 
 }  // namespace jaxcc::detail

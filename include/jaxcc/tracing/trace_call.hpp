@@ -45,18 +45,18 @@ Array<T> sum_to_shape(Array<T> const& x, Shape const& shape) {
   for (std::int64_t i = 0; i < x.ndim(); ++i)
     if (i < lead || (shape[static_cast<std::size_t>(i - lead)] == 1 && x.shape()[static_cast<std::size_t>(i)] != 1))
       axes.push_back(i);
-  return lax::reshape(bind<primitives::reduce_sum_p>({axes}, x), shape);
+  return lax::reshape(jaxcc::detail::bind<primitives::reduce_sum_p>({axes}, x), shape);
 }
 
 /// Reverse mode's operations on values (graph/value_ops.hpp): cotangents
 /// are summed where a value is read twice, and a fused region's cotangent
 /// for a broadcast leaf is summed to the leaf's shape and converted to its
-/// dtype. Only floating values have cotangents, so only their dtypes get
+/// dtype. Only inexact values have cotangents, so only their dtypes get
 /// these (the 16-bit floats' through float32's, graph::install_value_ops).
 struct ReverseOps {
   template <Element T>
   static void fill(graph::ValueOps& ops) {
-    if constexpr (is_float<T> && !is_half_float<T>) {
+    if constexpr (InexactElement<T> && !is_half_float<T>) {
       ops.add = [](AnyArray const& a, AnyArray const& b) -> AnyArray { return Array<T>(a.as<T>() + b.as<T>()); };
       ops.sum_to_shape = [](AnyArray const& x, Shape const& shape) -> AnyArray { return sum_to_shape(x.as<T>(), shape); };
       ops.reduce_sum = [](AnyArray const& x, Axes const& axes) -> AnyArray {
