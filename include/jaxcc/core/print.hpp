@@ -1,6 +1,6 @@
 // Printing arrays exactly as JAX's `repr` prints them: `Array(` + numpy's
 // array2string(x, prefix='Array(', suffix=',', separator=', ') + `, dtype=...)`
-// (jax/_src/array.py). The formatting rules are numpy 1.24's arrayprint.py with
+// (jax/_src/array.py). The formatting rules are numpy 2's arrayprint.py (JAX needs numpy 2) with
 // its default options: shortest round-trip digits capped at 8 fractional ones
 // (floatmode 'maxprec'), scientific notation chosen from the magnitudes,
 // aligned columns, rows wrapped at 75 columns and `...` summaries past 1000
@@ -211,8 +211,8 @@ class FloatFormat {
 
   // Scientific when the nonzero magnitudes reach 10^min(8, precision) (numpy
   // 2's cutoff: 1e6 for float32, 1e3 for float16, 1e8 for float64), go below
-  // 1e-4 or span more than a factor 1000. As in numpy, max/min is computed
-  // in T and the comparisons are made in double.
+  // 1e-4 or span more than a factor 1000. As in numpy 2, max/min and the
+  // comparisons are computed in T.
   void choose_notation(std::vector<T> const& finite) {
     T max_abs(0), min_abs = std::numeric_limits<T>::infinity();
     bool any_nonzero = false;
@@ -226,8 +226,10 @@ class FloatFormat {
     if (!any_nonzero) return;
     auto const ratio = static_cast<T>(max_abs / min_abs);  // a 16-bit float's quotient rounds, as numpy's
     constexpr double cutoff = sizeof(T) == 2 ? 1e3 : sizeof(T) == 4 ? 1e6 : 1e8;  // numpy's finfo precision: 3, 6, 15
-    exponential_ = static_cast<double>(max_abs) >= cutoff || static_cast<double>(min_abs) < 1e-4 ||
-                   static_cast<double>(ratio) > 1000.0;
+    // The limits are Python floats, which numpy 2 (NEP 50) rounds to T first.
+    auto const in_t = [](double limit) { return static_cast<double>(static_cast<T>(limit)); };
+    exponential_ = static_cast<double>(max_abs) >= in_t(cutoff) || static_cast<double>(min_abs) < in_t(1e-4) ||
+                   static_cast<double>(ratio) > in_t(1000.0);
   }
 
   bool plus_sign_ = false;

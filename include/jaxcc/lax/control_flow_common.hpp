@@ -209,7 +209,7 @@ inline AnyArray mapped_at(AnyArray const& x, graph::BatchDim dim, std::int64_t t
 struct ControlFlowBatchingOps {
   template <Element T>
   static void fill(graph::ValueOps& ops) {
-    if constexpr (is_float<T>)
+    if constexpr (InexactElement<T>)
       ops.stop_gradient = [](AnyArray const& x) -> AnyArray { return jaxcc::stop_gradient(x.as<T>()); };
     // What computes, the 16-bit floats take through float32 (graph::install_value_ops).
     if constexpr (!is_half_float<T>) {
@@ -217,7 +217,7 @@ struct ControlFlowBatchingOps {
         auto const& t = on_true.as<T>();
         return Array<T>(select_expr(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
       };
-      if constexpr (is_float<T>)
+      if constexpr (InexactElement<T>)
         ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
           return jaxcc::detail::bind<primitives::reduce_sum_p>({Axes{axis}}, x.as<T>());
         };

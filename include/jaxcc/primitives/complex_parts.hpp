@@ -5,7 +5,8 @@
 // than ops of a fused region, whose cotangents are its tangents' (an
 // elementwise map's Jacobian is diagonal: true of holomorphic ops only).
 // They are dtype-generic (graph/primitive_of.hpp): a file that applies a
-// transform compiles them once, whatever dtypes it uses.
+// transform compiles them once, whatever dtypes it uses. abs of a complex
+// number, real-valued, is here for the same reason (complex_abs_p).
 #pragma once
 
 #include <complex>
@@ -19,6 +20,7 @@
 
 #include "jaxcc/core/any_array.hpp"
 #include "jaxcc/core/error.hpp"
+#include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 
@@ -55,6 +57,9 @@ struct complex_p;
 
 namespace jaxcc::detail {
 
+// Each returns A: an AnyArray, or for conj (whose dtype is its operand's) an
+// Array<T>; real_part, imag_part and make_complex change the dtype, so a
+// typed caller passes AnyArrays and takes the result `as` its type.
 template <class A>
 A real_part(A const& x) {
   return jaxcc::detail::bind<primitives::complex_part_p<primitives::ComplexPart::real>>({}, x);
@@ -127,8 +132,9 @@ struct complex_part_p {
   template <graph::ErasedArray A>
   static A impl(Params const&, Shape out_shape, A const& x) {
     auto const dense = detail::as_contiguous(x);
-    auto [out, data] = detail::allocate_any(Part == ComplexPart::conj ? x.dtype() : detail::real_dtype(x.dtype()), out_shape);
-    detail::with_complex_type(x.dtype(), [&]<class C>(std::type_identity<C>) {
+    auto const [out, data] =
+        detail::allocate_any(Part == ComplexPart::conj ? x.dtype() : detail::real_dtype(x.dtype()), out_shape);
+    detail::with_complex_type(x.dtype(), [&, data = data]<class C>(std::type_identity<C>) {
       typed_row<C>(detail::data_of(dense), 1, data, out_shape.numel());
     });
     return out;
@@ -190,8 +196,8 @@ struct complex_p {
   template <graph::ErasedArray A>
   static A impl(Params const&, Shape out_shape, A const& re, A const& im) {
     auto const dense_re = detail::as_contiguous(re), dense_im = detail::as_contiguous(im);
-    auto [out, data] = detail::allocate_any(detail::complex_dtype(re.dtype()), out_shape);
-    detail::with_complex_type(out.dtype(), [&]<class C>(std::type_identity<C>) {
+    auto const [out, data] = detail::allocate_any(detail::complex_dtype(re.dtype()), out_shape);
+    detail::with_complex_type(out.dtype(), [&, data = data]<class C>(std::type_identity<C>) {
       using R = typename C::value_type;
       auto const* x = static_cast<R const*>(detail::data_of(dense_re));
       auto const* y = static_cast<R const*>(detail::data_of(dense_im));
@@ -202,4 +208,62 @@ struct complex_p {
   }
 };
 
+/// abs of a complex array (lax.abs's complex case), a real array: |z|,
+/// with JAX's derivative real(t conj(z) / |z|) (0 at z = 0), whose
+/// transpose sends ct to ct conj(z) / |z|.
+struct complex_abs_p {
+  static constexpr std::string_view name = "abs";
+  struct Params {
+    friend bool operator==(Params const&, Params const&) = default;
+  };
+
+  template <ComplexElement C>
+  static Shape shape_rule(Params const&, Array<C> const& x) {
+    return x.shape();
+  }
+  template <ComplexElement C>
+  static Array<real_t<C>> jvp(Params const&, Array<real_t<C>> const& out, Array<C> const& x, Array<C> const& t) {
+    return detail::real_part(AnyArray(Array<C>(t * conj_over_abs(out, x)))).template as<real_t<C>>();
+  }
+  template <ComplexElement C>
+  static Array<C> vjp(Params const&, Array<real_t<C>> const& ct, Array<real_t<C>> const& out, Array<C> const& x) {
+    auto const zero = detail::zeros_view(dtype_of<real_t<C>>, ct.shape()).template as<real_t<C>>();
+    auto const ct_complex = detail::make_complex(AnyArray(ct), AnyArray(zero)).template as<C>();
+    return Array<C>(ct_complex * conj_over_abs(out, x));
+  }
+  template <ComplexElement C>
+  static std::pair<Array<real_t<C>>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
+                                                            std::span<graph::BatchDim const> dims, Array<C> const& x) {
+    return {detail::bind<complex_abs_p>(p, x), dims[0]};
+  }
+  template <ComplexElement C>
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const&, Array<C> const& x) {
+    return graph::Partitioned{detail::bind<complex_abs_p>(p, x), layouts[0]};
+  }
+  template <ComplexElement C>
+  static Array<real_t<C>> impl(Params const&, Shape out_shape, Array<C> const& x) {
+    auto const dense = detail::contiguous(x);
+    auto [out, data] = detail::allocate<real_t<C>>(std::move(out_shape));
+    for (std::int64_t i = 0; i < out.size(); ++i) data[i] = std::abs(dense.data()[i]);
+    return out;
+  }
+
+ private:
+  /// conj(z) / |z|, with |z| read as 1 where it is 0 (JAX's _replace_zero).
+  template <ComplexElement C>
+  static Array<C> conj_over_abs(Array<real_t<C>> const& out, Array<C> const& x) {
+    using R = real_t<C>;
+    auto const safe = fusion::make_expr<select_p>(out == R(0), fusion::ScalarLeaf<R>{R(1)}, out);
+    return Array<C>(detail::conjugate(x) / fusion::cast<C>(safe));  // conj keeps the dtype
+  }
+};
+
 }  // namespace jaxcc::primitives
+
+namespace jaxcc::detail {
+template <ComplexElement C>
+Array<real_t<C>> complex_abs(Array<C> const& x) {
+  return jaxcc::detail::bind<primitives::complex_abs_p>({}, x);
+}
+}  // namespace jaxcc::detail

@@ -347,12 +347,12 @@ struct reduce_sum_p : detail::Reduction<reduce_sum_p> {
 
   template <Element T>
   static auto jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
-    if constexpr (detail::is_float<T>) return detail::bind<reduce_sum_p>(p, t);
+    if constexpr (InexactElement<T>) return detail::bind<reduce_sum_p>(p, t);
     else return fusion::Zero<T>{};
   }
   template <Element T>
   static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
-    if constexpr (detail::is_float<T>) return detail::broadcast_over_reduced(ct, x.shape(), p.axes);
+    if constexpr (InexactElement<T>) return detail::broadcast_over_reduced(ct, x.shape(), p.axes);
     else return graph::NoCotangent{};
   }
 };
@@ -367,12 +367,12 @@ struct reduce_prod_p : detail::Reduction<reduce_prod_p> {
 
   template <Element T>
   static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
-    if constexpr (detail::is_float<T>) return detail::product_tree_jvp(p.axes, out.shape(), x, t);
+    if constexpr (InexactElement<T>) return detail::product_tree_jvp(p.axes, out.shape(), x, t);
     else return fusion::Zero<T>{};
   }
   template <Element T>
   static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
-    if constexpr (detail::is_float<T>) return detail::product_tree_vjp(p.axes, ct, x);
+    if constexpr (InexactElement<T>) return detail::product_tree_vjp(p.axes, ct, x);
     else return graph::NoCotangent{};
   }
 };
