@@ -345,7 +345,7 @@ struct pow_p {
   JAXCC_SAME_TYPE_OP("pow")
   template <class L> static constexpr bool simd_for = false;
   template <class T> static T scalar(T a, T b) {
-    if constexpr (detail::is_float<T>) {
+    if constexpr (InexactElement<T>) {
       return std::pow(a, b);
     } else {  // integer power by squaring; a negative exponent gives 0 unless |a| == 1
       if constexpr (std::is_signed_v<T>)
