@@ -86,6 +86,11 @@ struct ReverseOps {
       // float64 to a 16-bit float goes through float32, as the 16-bit
       // floats' own operations compute.
       ops.convert = [](AnyArray const& x, DType to) -> AnyArray { return converted_cotangent(x, to); };
+      if constexpr (ComplexElement<T>) {
+        ops.imag = [](AnyArray const& x) -> AnyArray { return imag_part(x); };
+        ops.conj = [](AnyArray const& x) -> AnyArray { return conjugate(x); };
+        ops.make_complex = [](AnyArray const& re, AnyArray const& im) -> AnyArray { return make_complex(re, im); };
+      }
     }
   }
 };
