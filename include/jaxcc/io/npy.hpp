@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -74,7 +75,8 @@ inline AnyArray map_npy(IoContext const& ctx) {
 
 /// An array's .npy bytes: the header, and its elements in one piece (a
 /// column-major array's as they lie, with fortran_order True, as np.save
-/// does; any other layout copied to row-major first).
+/// does, unless `allow_fortran` is false; any other layout copied to
+/// row-major first).
 struct NpyPayload {
   std::string header;
   AnyArray dense;  // keeps `data` alive
@@ -91,11 +93,11 @@ inline bool fortran_contiguous(ArrayImpl const& impl) noexcept {
   return true;
 }
 
-inline NpyPayload npy_payload(AnyArray const& x, IoContext const& ctx) {
+inline NpyPayload npy_payload(AnyArray const& x, IoContext const& ctx, bool allow_fortran = true) {
   auto const& impl = impl_of(x);
   if (impl.var) io_fail(ctx, "cannot save an array being traced (shape ", to_string(x.shape()), ")");
   if (impl.partly_elsewhere) io_fail(ctx, "cannot save an array whose parts other processes hold");
-  bool const fortran = x.ndim() > 1 && !contiguous(x) && fortran_contiguous(impl);
+  bool const fortran = allow_fortran && x.ndim() > 1 && !contiguous(x) && fortran_contiguous(impl);
   NpyPayload out{npy_header_bytes(x.dtype(), x.shape(), fortran), fortran ? x : as_contiguous(x), nullptr, 0};
   out.bytes = static_cast<std::uint64_t>(x.size()) * item_size(x.dtype());
   if (out.bytes) out.data = data_of(out.dense);
@@ -105,6 +107,9 @@ inline NpyPayload npy_payload(AnyArray const& x, IoContext const& ctx) {
 }  // namespace jaxcc::detail
 
 namespace jaxcc::io {
+
+/// Arrays by name: what an .npz or .safetensors file holds.
+using ArrayMap = std::map<std::string, AnyArray>;
 
 /// The array in the .npy file at `path`, at its stored dtype (as jnp.load:
 /// ml_dtypes' bfloat16, which np.save stores as '<V2', is bfloat16). Any
