@@ -95,10 +95,23 @@ class InFile {
   IoContext const& context() const noexcept { return ctx_; }
 
   /// `n` bytes at `offset` to `out`; `what` names them in the error for a
-  /// range past the file's end.
+  /// range past the file's end. Small reads come from a window of the file
+  /// read ahead (an archive of many small arrays is read in few calls).
   void read(void* out, std::uint64_t n, std::uint64_t offset, std::string_view what) const {
     if (offset > size_ || n > size_ - offset)
       io_fail(ctx_, "truncated: ", what, " needs bytes ", offset, " to ", offset + n, ", the file has ", size_);
+    if (n > window_bytes / 4) return read_direct(out, n, offset);
+    if (offset < window_offset_ || offset + n > window_offset_ + window_.size()) {
+      window_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(window_bytes, size_ - offset)));
+      window_offset_ = offset;
+      read_direct(window_.data(), window_.size(), offset);
+    }
+    if (n) std::memcpy(out, window_.data() + (offset - window_offset_), static_cast<std::size_t>(n));
+  }
+
+ private:
+  static constexpr std::size_t window_bytes = std::size_t{1} << 16;
+  void read_direct(void* out, std::uint64_t n, std::uint64_t offset) const {
     auto* to = static_cast<char*>(out);
     while (n > 0) {
       auto const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(n, std::uint64_t{1} << 30));
@@ -109,10 +122,11 @@ class InFile {
     }
   }
 
- private:
   IoContext ctx_;
   int fd_ = -1;
   std::uint64_t size_ = 0;
+  mutable std::string window_;
+  mutable std::uint64_t window_offset_ = 0;
 };
 
 /// A whole file mapped copy-on-write (MAP_PRIVATE): writes through it reach
@@ -206,24 +220,27 @@ class OutFile {
 
   /// Bytes written so far (where the next write goes).
   std::uint64_t offset() const noexcept { return offset_; }
+  /// Append bytes (small ones gathered, written together).
   void write(void const* data, std::uint64_t n) {
-    write_at(data, n, offset_);
-    offset_ += n;
+    if (n >= buffer_bytes / 4) {
+      flush();
+      write_direct(data, n, offset_);
+      offset_ += n;
+    } else {
+      buffer_.append(static_cast<char const*>(data), static_cast<std::size_t>(n));
+      offset_ += n;
+      if (buffer_.size() >= buffer_bytes) flush();
+    }
   }
   void write(std::string_view bytes) { write(bytes.data(), bytes.size()); }
   /// Overwrite bytes written before.
   void write_at(void const* data, std::uint64_t n, std::uint64_t offset) {
-    auto const* from = static_cast<char const*>(data);
-    while (n > 0) {
-      auto const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(n, std::uint64_t{1} << 30));
-      auto const put = ::pwrite(fd_, from, chunk, static_cast<off_t>(offset));
-      if (put < 0 && errno == EINTR) continue;
-      if (put <= 0) io_fail(ctx_, "write failed: ", put < 0 ? std::strerror(errno) : "nothing written");
-      from += put, offset += static_cast<std::uint64_t>(put), n -= static_cast<std::uint64_t>(put);
-    }
+    flush();
+    write_direct(data, n, offset);
   }
   /// Close and rename the file to its path.
   void commit() {
+    flush();
     int const fd = std::exchange(fd_, -1);
     if (::close(fd) != 0 || ::rename(temp_.c_str(), ctx_.path.c_str()) != 0) {
       auto const message = std::string(std::strerror(errno));
@@ -233,10 +250,28 @@ class OutFile {
   }
 
  private:
+  static constexpr std::size_t buffer_bytes = std::size_t{1} << 20;
+  void flush() {
+    auto const at = offset_ - buffer_.size();
+    write_direct(buffer_.data(), buffer_.size(), at);
+    buffer_.clear();
+  }
+  /// `n` bytes at `offset` of the file, now.
+  void write_direct(void const* data, std::uint64_t n, std::uint64_t offset) {
+    auto const* from = static_cast<char const*>(data);
+    while (n > 0) {
+      auto const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(n, std::uint64_t{1} << 30));
+      auto const put = ::pwrite(fd_, from, chunk, static_cast<off_t>(offset));
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) io_fail(ctx_, "write failed: ", put < 0 ? std::strerror(errno) : "nothing written");
+      from += put, offset += static_cast<std::uint64_t>(put), n -= static_cast<std::uint64_t>(put);
+    }
+  }
   IoContext ctx_;
   std::string temp_;
   int fd_ = -1;
   std::uint64_t offset_ = 0;
+  std::string buffer_;
 };
 
 }  // namespace jaxcc::detail

@@ -209,19 +209,23 @@ class ZipWriter {
     if (name.size() > 0xffff) io_fail(ctx_, "an entry name of ", name.size(), " bytes is too long for zip");
     Written w{name, compress ? std::uint16_t{8} : std::uint16_t{0}, 0, 0, 0, out_.offset()};
     std::string header;
-    local_header(header, w);
-    out_.write(header);
-    if (compress) deflate_pieces(pieces, w);
-    else
+    if (compress) {  // the header is written again once the sizes are known
+      local_header(header, w);
+      out_.write(header);
+      deflate_pieces(pieces, w);
+      header.clear();
+      local_header(header, w);
+      out_.write_at(header.data(), header.size(), w.offset);
+    } else {
       for (auto piece : pieces) {
         w.crc = static_cast<std::uint32_t>(crc32_z(w.crc, reinterpret_cast<Bytef const*>(piece.data()), piece.size()));
-        out_.write(piece);
         w.uncompressed += piece.size();
       }
-    if (!compress) w.compressed = w.uncompressed;
-    header.clear();
-    local_header(header, w);
-    out_.write_at(header.data(), header.size(), w.offset);
+      w.compressed = w.uncompressed;
+      local_header(header, w);
+      out_.write(header);
+      for (auto piece : pieces) out_.write(piece);
+    }
     written_.push_back(std::move(w));
   }
 
