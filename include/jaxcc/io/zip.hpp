@@ -187,7 +187,8 @@ class CrcSource final : public ByteSource {
   explicit CrcSource(ByteSource& inner) : inner_(inner) {}
   void read(void* out, std::uint64_t n, std::string_view what) override {
     inner_.read(out, n, what);
-    crc_ = static_cast<std::uint32_t>(crc32_z(crc_, static_cast<Bytef const*>(out), static_cast<z_size_t>(n)));
+    if (n)  // (crc32_z of a null buffer starts over)
+      crc_ = static_cast<std::uint32_t>(crc32_z(crc_, static_cast<Bytef const*>(out), static_cast<z_size_t>(n)));
   }
   std::uint64_t remaining() const noexcept override { return inner_.remaining(); }
   std::uint32_t crc() const noexcept { return crc_; }
@@ -218,6 +219,7 @@ class ZipWriter {
       out_.write_at(header.data(), header.size(), w.offset);
     } else {
       for (auto piece : pieces) {
+        if (piece.empty()) continue;  // (crc32_z of a null buffer starts over)
         w.crc = static_cast<std::uint32_t>(crc32_z(w.crc, reinterpret_cast<Bytef const*>(piece.data()), piece.size()));
         w.uncompressed += piece.size();
       }
@@ -308,6 +310,7 @@ class ZipWriter {
     };
     try {
       for (auto piece : pieces) {
+        if (piece.empty()) continue;
         auto const* p = reinterpret_cast<Bytef const*>(piece.data());
         w.crc = static_cast<std::uint32_t>(crc32_z(w.crc, p, piece.size()));
         w.uncompressed += piece.size();
