@@ -50,6 +50,7 @@ inline AnyArray read_npy_data(ByteSource& source, NpyHeader const& h) {
   Shape stored = h.shape;
   if (h.fortran) std::reverse(stored.begin(), stored.end());
   auto [array, data] = allocate_any(h.dtype, stored);
+  advise_huge_pages(data, h.data_bytes);
   source.read(data, h.data_bytes, "the array's data");
   npy_fix_elements(data, h);
   return h.fortran ? view(array, h.shape, fortran_strides(h.shape), 0) : std::move(array);

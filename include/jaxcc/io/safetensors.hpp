@@ -69,6 +69,7 @@ inline AnyArray read_safetensor(InFile const& file, std::string const& key, nloh
   if (end > file.size() - data_start)
     io_fail(ctx, "truncated: tensor '", key, "' ends at data byte ", end, ", the data has ", file.size() - data_start);
   auto [array, data] = allocate_any(type->second, shape);
+  advise_huge_pages(data, bytes);
   file.read(data, bytes, data_start + begin, "a tensor's data");
   NpyHeader const fix{type->second, std::endian::native == std::endian::big, false, shape, 0, bytes};
   npy_fix_elements(data, fix);
