@@ -91,7 +91,7 @@ inline void advise_huge_pages(void* data, std::uint64_t bytes) noexcept {
 /// the file (as its size was when opened), else it is the file's error.
 class InFile {
  public:
-  InFile(IoContext const& ctx) : ctx_(ctx) {
+  explicit InFile(IoContext const& ctx) : ctx_(ctx) {
     fd_ = ::open(ctx.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) io_fail(ctx, "cannot open: ", std::strerror(errno));
     struct stat st{};
