@@ -47,7 +47,7 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 #include "golden/dtype_cases.inc"
 
 using Elements = std::tuple<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint32_t,
-                            jaxcc::bfloat16, jaxcc::float16, float, double>;
+                            jaxcc::bfloat16, jaxcc::float16, float, double, std::complex<float>, std::complex<double>>;
 
 /// name(dtype_of<promote_t<A, B>>) for every pair of element types, keyed by their names.
 std::map<std::pair<std::string, std::string>, std::string> promotion_table() {
@@ -63,7 +63,8 @@ std::map<std::pair<std::string, std::string>, std::string> promotion_table() {
   return table;
 }
 
-/// name(dtype_of<promote_weak_t<T, S>>) for every element type T and the scalars bool, int and double.
+/// name(dtype_of<promote_weak_t<T, S>>) for every element type T and the scalars bool, int, double and
+/// std::complex<double>.
 std::map<std::pair<std::string, std::string>, std::string> weak_promotion_table() {
   std::map<std::pair<std::string, std::string>, std::string> table;
   [&]<class... A>(std::tuple<A...>*) {
@@ -72,6 +73,8 @@ std::map<std::pair<std::string, std::string>, std::string> weak_promotion_table(
       table[{t, "bool"}] = std::string(jaxcc::name(jaxcc::dtype_of<jaxcc::promote_weak_t<X, bool>>));
       table[{t, "int"}] = std::string(jaxcc::name(jaxcc::dtype_of<jaxcc::promote_weak_t<X, int>>));
       table[{t, "float"}] = std::string(jaxcc::name(jaxcc::dtype_of<jaxcc::promote_weak_t<X, double>>));
+      table[{t, "complex"}] =
+          std::string(jaxcc::name(jaxcc::dtype_of<jaxcc::promote_weak_t<X, std::complex<double>>>));
     };
     (row(static_cast<A*>(nullptr)), ...);
   }(static_cast<Elements*>(nullptr));

@@ -58,6 +58,8 @@ TEST_CASE("print: golden strings from numpy match for every dtype") {
   SECTION("int32") { CHECK(golden_mismatches(int32_print_cases) == ""); }
   SECTION("int64") { CHECK(golden_mismatches(int64_print_cases) == ""); }
   SECTION("bool") { CHECK(golden_mismatches(bool_print_cases) == ""); }
+  SECTION("complex64") { CHECK(golden_mismatches(complex64_print_cases) == ""); }
+  SECTION("complex128") { CHECK(golden_mismatches(complex128_print_cases) == ""); }
 }
 
 TEST_CASE("print: hand-written reprs") {

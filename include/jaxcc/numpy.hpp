@@ -4,6 +4,7 @@
 // beyond what numpy's own functions use.
 #pragma once
 
+#include "jaxcc/numpy/complex.hpp"
 #include "jaxcc/numpy/array_text.hpp"
 #include "jaxcc/numpy/bits.hpp"
 #include "jaxcc/numpy/bessel.hpp"

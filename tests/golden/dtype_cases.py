@@ -2,7 +2,7 @@
 """Golden values for tests/test_dtype.cpp, made by JAX itself (x64 on, as
 jaxcc has int64 and float64 arrays): jnp.promote_types of every pair of
 jaxcc's element types; the dtype of an array beside a Python scalar (bool,
-int, float), where a result that stays weak takes jaxcc's 32-bit defaults
+int, float, complex), where a result that stays weak takes jaxcc's 32-bit defaults
 (int32, float32: JAX's defaults without x64); repr of the narrow integer
 types; their wraparound arithmetic and conversions.
 
@@ -23,13 +23,16 @@ from jax._src import dtypes  # noqa: E402
 
 assert jax.config.jax_enable_x64
 
-TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "bfloat16", "float16", "float32", "float64"]
-SCALARS = {"bool": True, "int": 2, "float": 2.0}
+TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "bfloat16", "float16", "float32", "float64",
+         "complex64", "complex128"]
+SCALARS = {"bool": True, "int": 2, "float": 2.0, "complex": 2j}
 
 
 def weak_result(t, scalar):
     dtype, weak = dtypes.lattice_result_type(jnp.dtype(t), scalar)
     if weak:  # jaxcc's defaults for a weak result
+        if jnp.issubdtype(dtype, jnp.complexfloating):
+            return "complex64"
         return "float32" if jnp.issubdtype(dtype, jnp.floating) else "int32"
     return str(dtype)
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Golden strings for tests/test_print.cpp: what JAX's `repr` prints.
 
 Each case is built with numpy and formatted the way jax.Array.__repr__ formats
@@ -7,8 +7,8 @@ suffix=',', separator=', ') + `, dtype=...)`, or `Array([], shape=..., ...)`
 for an empty array, with numpy's default print options (linewidth 75,
 threshold 1000, edgeitems 3, precision 8, floatmode 'maxprec').
 
-Run with the system python (numpy 1.24):
-    /usr/bin/python3 tests/golden/print_cases.py
+Run with the numpy JAX installs (numpy 2; JAX 0.10 requires it):
+    python3 tests/golden/print_cases.py
 It rewrites tests/golden/print_cases.inc beside this script.
 """
 
@@ -38,6 +38,9 @@ def jax_repr(x):
 
 def literal(v, dtype):
     """A C++ literal that holds exactly `v` in the case's element type."""
+    if dtype in (np.complex64, np.complex128):
+        part = np.float32 if dtype == np.complex64 else np.float64
+        return '{' + literal(v.real, part) + ', ' + literal(v.imag, part) + '}'
     if dtype == np.bool_:
         return 'true' if v else 'false'
     if dtype in (np.int32, np.int64):
@@ -198,12 +201,30 @@ def cases():
         raw = raw[np.isfinite(raw)]
         for k in range(len(raw)):
             add(f'{name}_random_bits_{k}', np.array([raw[k]], dt))
+
+    # Complex numbers: each part in a float layout of its own, the
+    # imaginary one signed with '+', and 'j' before its padding.
+    c64, c128 = np.complex64, np.complex128
+    for dt in (c64, c128):
+        name = np.dtype(dt).name
+        add(f'{name}_rank0', np.array(1 + 2j, dt))
+        add(f'{name}_row', np.array([1 + 2j, 3 - 4j], dt))
+        add(f'{name}_mixed_notation', np.array([1.5 + 2j, -3 - 4.25j, 0j, 1e-5j], dt))
+        add(f'{name}_non_finite', np.array([complex(np.nan, 0), complex(1, np.inf), complex(-np.inf, -2)], dt))
+        add(f'{name}_large_real', np.array([1e9 + 1j, 2 + 3j], dt))
+        add(f'{name}_neg_zero_imag', np.array([complex(1, -0.0), complex(-0.0, 0.5)], dt))
+        add(f'{name}_zeros_2x2', np.zeros((2, 2), dt))
+        add(f'{name}_empty', np.zeros((0, 2), dt))
+        add(f'{name}_wrap', (np.linspace(-1, 1, 12) + 1j * np.linspace(3, -3, 12)).astype(dt))
+        add(f'{name}_random_2x3', (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3)) * 100).astype(dt))
+        add(f'{name}_arange_1200', (np.arange(1200) * (1 - 0.5j)).astype(dt))
     return out
 
 
 def main():
     type_of = {'float32': 'float', 'float64': 'double', 'int32': 'std::int32_t',
-               'int64': 'std::int64_t', 'bool': 'bool'}
+               'int64': 'std::int64_t', 'bool': 'bool', 'complex64': 'std::complex<float>',
+               'complex128': 'std::complex<double>'}
     grouped = {name: [] for name in type_of}
     for name, x in cases():
         grouped[x.dtype.name].append((name, x))

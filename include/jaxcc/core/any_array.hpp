@@ -111,12 +111,13 @@ inline bool contiguous(AnyArray const& a) {
   auto const& impl = impl_of(a);
   return is_contiguous(impl.shape, impl.strides);
 }
-/// The element of `dtype` at `element`, as a double.
+/// The element of `dtype` at `element`, as a double (a complex one's real part).
 inline double value_as_double(DType dtype, void const* element) {
   return with_element_type(dtype, [&]<class T>(std::type_identity<T>) {
     T value;
     std::memcpy(&value, element, sizeof value);
-    return static_cast<double>(value);
+    if constexpr (ComplexElement<T>) return static_cast<double>(value.real());
+    else return static_cast<double>(value);
   });
 }
 

@@ -1,6 +1,7 @@
 // Element types, their names, and JAX's type-promotion lattice.
 #pragma once
 
+#include <complex>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -19,19 +20,30 @@ namespace jaxcc {
 namespace detail {
 template <class T>
 inline constexpr bool is_half_float = std::same_as<T, bfloat16> || std::same_as<T, float16>;
+template <class T>
+inline constexpr bool is_complex = std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
 }  // namespace detail
+
+/// complex64 (`std::complex<float>`) and complex128 (`std::complex<double>`).
+template <class T>
+concept ComplexElement = detail::is_complex<T>;
 
 /// The element types an Array may hold.
 template <class T>
 concept Element = std::same_as<T, float> || std::same_as<T, double> || detail::is_half_float<T> ||
                   std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t> || std::same_as<T, std::int32_t> ||
                   std::same_as<T, std::int64_t> || std::same_as<T, std::uint8_t> || std::same_as<T, std::uint32_t> ||
-                  std::same_as<T, bool>;
+                  std::same_as<T, bool> || ComplexElement<T>;
 
-/// Element types with a tangent space: derivatives flow through these only
-/// (an integer or bool value's tangent is JAX's float0, always zero).
+/// The real floating element types (jnp.floating).
 template <class T>
 concept FloatElement = std::floating_point<T> || detail::is_half_float<T>;
+
+/// Element types with a tangent space, real or complex (jnp.inexact):
+/// derivatives flow through these only (an integer or bool value's tangent
+/// is JAX's float0, always zero).
+template <class T>
+concept InexactElement = FloatElement<T> || ComplexElement<T>;
 
 namespace detail {
 template <class T>
@@ -39,28 +51,42 @@ inline constexpr bool is_float = FloatElement<T>;
 /// What a value of T is computed in: float32 for the 16-bit floats.
 template <class T>
 using compute_t = std::conditional_t<is_half_float<T>, float, T>;
+template <class T>
+struct real_part_type {
+  using type = T;
+};
+template <class T>
+struct real_part_type<std::complex<T>> {
+  using type = T;
+};
 }  // namespace detail
+
+/// The real type of T's parts: float for complex64, T itself for real types
+/// (the dtype of jnp.real, jnp.imag and jnp.abs of an array of T).
+template <Element T>
+using real_t = typename detail::real_part_type<T>::type;
 
 /// X(T) for each Element type: for overload sets that must name every dtype
 /// (a braced list of arrays and expressions deduces no single T).
 #define JAXCC_FOR_EACH_ELEMENT(X)                                                                                    \
   X(float) X(double) X(jaxcc::bfloat16) X(jaxcc::float16) X(std::int8_t) X(std::int16_t) X(std::int32_t) X(std::int64_t) \
-      X(std::uint8_t) X(std::uint32_t) X(bool)
+      X(std::uint8_t) X(std::uint32_t) X(bool) X(std::complex<float>) X(std::complex<double>)
 
-/// A C++ arithmetic scalar usable beside arrays; like a Python scalar in JAX it
-/// is weakly typed and takes the array's dtype where it can.
+/// A C++ arithmetic or complex scalar usable beside arrays; like a Python
+/// scalar in JAX it is weakly typed and takes the array's dtype where it can
+/// (a complex one makes a real array's result complex).
 template <class T>
-concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>>;
+concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>> || detail::is_complex<std::remove_cvref_t<T>>;
 
 /// A 16-bit float scalar (`jaxcc::bfloat16(1)`): beside arrays it keeps its
 /// dtype, as a numpy scalar of that dtype (`jnp.bfloat16(1)`) does in JAX.
 template <class T>
 concept TypedScalar = detail::is_half_float<std::remove_cvref_t<T>>;
 
-enum class DType { bool_, int32, int64, float32, float64, uint32, int8, uint8, int16, bfloat16, float16 };
+enum class DType { bool_, int32, int64, float32, float64, uint32, int8, uint8, int16, bfloat16, float16, complex64, complex128 };
 
 /// How many element types there are (the size of per-dtype tables).
-inline constexpr std::size_t dtype_count = 11;
+inline constexpr std::size_t dtype_count = 13;
 
 constexpr std::string_view name(DType d) noexcept {
   switch (d) {
@@ -75,16 +101,25 @@ constexpr std::string_view name(DType d) noexcept {
     case DType::int16: return "int16";
     case DType::bfloat16: return "bfloat16";
     case DType::float16: return "float16";
+    case DType::complex64: return "complex64";
+    case DType::complex128: return "complex128";
   }
   return "?";
 }
 
 inline std::ostream& operator<<(std::ostream& os, DType d) { return os << name(d); }
 
-/// Whether values of `d` have a tangent space (jnp.issubdtype(d, jnp.floating)).
+/// Whether `d` is a real floating dtype (jnp.issubdtype(d, jnp.floating)).
 constexpr bool is_floating(DType d) noexcept {
   return d == DType::float32 || d == DType::float64 || d == DType::bfloat16 || d == DType::float16;
 }
+
+/// Whether `d` is complex64 or complex128 (jnp.complexfloating).
+constexpr bool is_complex(DType d) noexcept { return d == DType::complex64 || d == DType::complex128; }
+
+/// Whether values of `d` have a tangent space, real or complex
+/// (jnp.issubdtype(d, jnp.inexact)).
+constexpr bool has_tangent_space(DType d) noexcept { return is_floating(d) || is_complex(d); }
 
 /// Bytes per element (numpy's itemsize).
 constexpr std::size_t item_size(DType d) noexcept {
@@ -100,6 +135,8 @@ constexpr std::size_t item_size(DType d) noexcept {
     case DType::int16:
     case DType::bfloat16:
     case DType::float16: return 2;
+    case DType::complex64: return 8;
+    case DType::complex128: return 16;
   }
   return 0;
 }
@@ -115,6 +152,8 @@ inline constexpr DType dtype_of = std::same_as<T, bool>           ? DType::bool_
                                   : std::same_as<T, bfloat16>      ? DType::bfloat16
                                   : std::same_as<T, float16>       ? DType::float16
                                   : std::same_as<T, float>        ? DType::float32
+                                  : std::same_as<T, std::complex<float>>  ? DType::complex64
+                                  : std::same_as<T, std::complex<double>> ? DType::complex128
                                                                   : DType::float64;
 
 namespace detail {
@@ -133,6 +172,8 @@ decltype(auto) with_element_type(DType dtype, F&& f) {
     case DType::int16: return f(std::type_identity<std::int16_t>{});
     case DType::bfloat16: return f(std::type_identity<bfloat16>{});
     case DType::float16: return f(std::type_identity<float16>{});
+    case DType::complex64: return f(std::type_identity<std::complex<float>>{});
+    case DType::complex128: return f(std::type_identity<std::complex<double>>{});
     case DType::float64: break;
   }
   return f(std::type_identity<double>{});
@@ -140,11 +181,11 @@ decltype(auto) with_element_type(DType dtype, F&& f) {
 
 // JAX's type-promotion lattice (jax/_src/dtypes.py, _type_promotion_lattice,
 // not strict, x64 on), over JAX's types that take part in jaxcc's joins: the
-// weak (Python-scalar) types i_ and f_, and uint16 and uint64, which jaxcc
-// has no arrays of, keep the joins JAX's. Each type's list holds the types
+// weak (Python-scalar) types i_, f_ and c_, and uint16 and uint64, which
+// jaxcc has no arrays of, keep the joins JAX's. Each type's list holds the types
 // right above it; a join is the least type above both.
 struct Lattice {
-  enum Node : std::uint8_t { b1, i_, u8, u16, u32, u64, i8, i16, i32, i64, f_, bf16, f16, f32, f64, count };
+  enum Node : std::uint8_t { b1, i_, u8, u16, u32, u64, i8, i16, i32, i64, f_, bf16, f16, f32, f64, c_, c64, c128, count };
   static constexpr std::uint32_t above_one(Node n) {
     auto const bit = [](Node m) { return std::uint32_t{1} << m; };
     switch (n) {
@@ -158,11 +199,14 @@ struct Lattice {
       case i16: return bit(i32);
       case i32: return bit(i64);
       case i64: return bit(f_);
-      case f_: return bit(bf16) | bit(f16);
+      case f_: return bit(bf16) | bit(f16) | bit(c_);
       case bf16:
       case f16: return bit(f32);
-      case f32: return bit(f64);
-      case f64:
+      case f32: return bit(f64) | bit(c64);
+      case f64: return bit(c128);
+      case c_: return bit(c64);
+      case c64: return bit(c128);
+      case c128:
       case count: break;
     }
     return 0;
@@ -179,7 +223,7 @@ struct Lattice {
     for (int m = 0; m < count; ++m)
       if ((common & (std::uint32_t{1} << m)) && (upper(static_cast<Node>(m)) & common) == common)
         return static_cast<Node>(m);
-    return f64;
+    return c128;
   }
   static constexpr Node of(DType d) {
     switch (d) {
@@ -194,13 +238,16 @@ struct Lattice {
       case DType::float64: return f64;
       case DType::bfloat16: return bf16;
       case DType::float16: return f16;
+      case DType::complex64: return c64;
+      case DType::complex128: return c128;
     }
     return f64;
   }
 };
 
 /// The element type of lattice node N; the weak types take jaxcc's
-/// defaults (a weak int alone is int32, a weak float float32).
+/// defaults (a weak int alone is int32, a weak float float32, a weak
+/// complex complex64).
 template <Lattice::Node N>
 using lattice_element_t = std::conditional_t<
     N == Lattice::b1, bool,
@@ -218,8 +265,14 @@ using lattice_element_t = std::conditional_t<
                             N == Lattice::u32, std::uint32_t,
                             std::conditional_t<
                                 N == Lattice::bf16, bfloat16,
-                                std::conditional_t<N == Lattice::f16, float16,
-                                                   std::conditional_t<N == Lattice::f64, double, float>>>>>>>>>>;
+                                std::conditional_t<
+                                    N == Lattice::f16, float16,
+                                    std::conditional_t<
+                                        N == Lattice::f64, double,
+                                        std::conditional_t<
+                                            N == Lattice::c128, std::complex<double>,
+                                            std::conditional_t<N == Lattice::c64 || N == Lattice::c_,
+                                                               std::complex<float>, float>>>>>>>>>>>>;
 
 template <Element A, Element B>
 struct promote {
@@ -227,22 +280,24 @@ struct promote {
 };
 
 // A weakly typed scalar S beside an array of T (JAX's weak types): a bool
-// scalar is b1, an integer one i_, a floating one f_.
+// scalar is b1, an integer one i_, a floating one f_, a complex one c_.
 template <Element T, class S>
 struct promote_weak {
   static constexpr Lattice::Node weak = std::same_as<S, bool>               ? Lattice::b1
                                         : std::is_floating_point_v<S> ? Lattice::f_
+                                        : is_complex<S>               ? Lattice::c_
                                                                       : Lattice::i_;
   using type = lattice_element_t<Lattice::join(Lattice::of(dtype_of<T>), weak)>;
 };
 
 // Element type a scalar literal has when it stands alone (e.g. jnp::full's value).
 template <class S>
-using scalar_element_t =
+using scalar_element_t = std::conditional_t<
+    is_complex<S>, S,
     std::conditional_t<std::same_as<S, bool>, bool,
                        std::conditional_t<std::is_floating_point_v<S>,
                                           std::conditional_t<std::same_as<S, double>, double, float>,
-                                          std::conditional_t<(sizeof(S) > 4), std::int64_t, std::int32_t>>>;
+                                          std::conditional_t<(sizeof(S) > 4), std::int64_t, std::int32_t>>>>;
 
 /// U, spelled through T. A template that binds a primitive at a fixed element
 /// type (a bool mask beside operands of T) names it this way so that the
@@ -267,10 +322,10 @@ template <Element T, Scalar S>
 using promote_weak_t = typename detail::promote_weak<T, std::remove_cvref_t<S>>::type;
 
 /// The result dtype of a floating-point function (sin, exp, divide) of T:
-/// floats keep theirs, int64 goes to float64, the other integers and bool
-/// to float32.
+/// floats and complex numbers keep theirs, int64 goes to float64, the other
+/// integers and bool to float32.
 template <Element T>
-using float_t = std::conditional_t<FloatElement<T>, T,
+using float_t = std::conditional_t<InexactElement<T>, T,
                                    std::conditional_t<std::same_as<T, std::int64_t>, double, float>>;
 
 }  // namespace jaxcc

@@ -1,6 +1,6 @@
 // Printing arrays exactly as JAX's `repr` prints them: `Array(` + numpy's
 // array2string(x, prefix='Array(', suffix=',', separator=', ') + `, dtype=...)`
-// (jax/_src/array.py). The formatting rules are numpy 1.24's arrayprint.py with
+// (jax/_src/array.py). The formatting rules are numpy 2's arrayprint.py (JAX needs numpy 2) with
 // its default options: shortest round-trip digits capped at 8 fractional ones
 // (floatmode 'maxprec'), scientific notation chosen from the magnitudes,
 // aligned columns, rows wrapped at 75 columns and `...` summaries past 1000
@@ -136,14 +136,14 @@ inline int exponent_digits(int exponent) {
   return std::max(n, 2);  // Dragon4 writes at least two exponent digits
 }
 
-/// numpy's FloatingFormat (floatmode 'maxprec', precision 8, sign '-',
-/// suppress_small off): one layout shared by every element shown. float16
-/// takes it too, with its own shortest digits (numpy's Dragon4 at half
-/// precision).
+/// numpy's FloatingFormat (floatmode 'maxprec', precision 8, sign '-', or
+/// '+' for a complex number's imaginary parts; suppress_small off): one
+/// layout shared by every element shown. float16 takes it too, with its own
+/// shortest digits (numpy's Dragon4 at half precision).
 template <FloatElement T>
 class FloatFormat {
  public:
-  FloatFormat(std::vector<T> const& shown, bool /*scalar*/) {
+  FloatFormat(std::vector<T> const& shown, bool /*scalar*/, bool plus_sign = false) : plus_sign_(plus_sign) {
     std::vector<T> finite;
     bool non_finite = false, negative_inf = false;
     for (auto v : shown) {
@@ -158,7 +158,7 @@ class FloatFormat {
     if (exponential_) {
       int fraction = 0;
       for (auto v : finite) {
-        auto const text = scientific_unique(v);
+        auto const text = signed_text(scientific_unique(v));
         pad_left_ = std::max(pad_left_, static_cast<int>(text.integer.size()));
         fraction = std::max(fraction, static_cast<int>(text.fraction.size()));
         exponent_size_ = std::max(exponent_size_, exponent_digits(text.exponent));
@@ -169,43 +169,50 @@ class FloatFormat {
       pad_right_ = exponent_size_ + 2 + fraction;
     } else {
       for (auto v : finite) {
-        auto const text = positional_unique(v);
+        auto const text = signed_text(positional_unique(v));
         pad_left_ = std::max(pad_left_, static_cast<int>(text.integer.size()));
         pad_right_ = std::max(pad_right_, static_cast<int>(text.fraction.size()));
       }
     }
     if (non_finite) {
       int const offset = pad_right_ + 1;  // + 1 for the decimal point
-      pad_left_ = std::max({pad_left_, 3 - offset, 3 + (negative_inf ? 1 : 0) - offset});
+      pad_left_ = std::max({pad_left_, 3 - offset, 3 + (negative_inf || plus_sign_ ? 1 : 0) - offset});
     }
   }
 
   std::string operator()(T v) const {
     if (!std::isfinite(v)) {
-      std::string const word = std::isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+      std::string const word =
+          std::string(std::isinf(v) && v < 0 ? "-" : plus_sign_ ? "+" : "") + (std::isnan(v) ? "nan" : "inf");
       return padded_left(word, pad_left_ + pad_right_ + 1);
     }
     if (exponential_) {
-      auto const text = scientific_text(v, fraction_digits_);
+      auto const text = signed_text(scientific_text(v, fraction_digits_));
       auto exponent = std::to_string(text.exponent < 0 ? -text.exponent : text.exponent);
       exponent.insert(0, static_cast<std::size_t>(std::max(0, exponent_size_ - static_cast<int>(exponent.size()))), '0');
       return padded_left(text.integer, pad_left_) + '.' + text.fraction + 'e' + (text.exponent < 0 ? '-' : '+') +
              exponent;
     }
-    auto const text = positional_unique(v);
+    auto const text = signed_text(positional_unique(v));
     auto out = padded_left(text.integer, pad_left_) + '.' + text.fraction;
     out.append(static_cast<std::size_t>(std::max(0, pad_right_ - static_cast<int>(text.fraction.size()))), ' ');
     return out;
   }
 
  private:
+  /// With sign '+', a value that is not negative is written with one.
+  FloatText signed_text(FloatText text) const {
+    if (plus_sign_ && text.integer.front() != '-') text.integer.insert(0, 1, '+');
+    return text;
+  }
   static std::string padded_left(std::string const& s, int width) {
     return std::string(static_cast<std::size_t>(std::max(0, width - static_cast<int>(s.size()))), ' ') + s;
   }
 
-  // Scientific when the nonzero magnitudes reach 1e8, go below 1e-4 or span
-  // more than a factor 1000. As in numpy, max/min is computed in T and the
-  // comparisons are made in double.
+  // Scientific when the nonzero magnitudes reach 10^min(8, precision) (numpy
+  // 2's cutoff: 1e6 for float32, 1e3 for float16, 1e8 for float64), go below
+  // 1e-4 or span more than a factor 1000. As in numpy 2, max/min and the
+  // comparisons are computed in T.
   void choose_notation(std::vector<T> const& finite) {
     T max_abs(0), min_abs = std::numeric_limits<T>::infinity();
     bool any_nonzero = false;
@@ -218,10 +225,14 @@ class FloatFormat {
     }
     if (!any_nonzero) return;
     auto const ratio = static_cast<T>(max_abs / min_abs);  // a 16-bit float's quotient rounds, as numpy's
-    exponential_ = static_cast<double>(max_abs) >= 1e8 || static_cast<double>(min_abs) < 1e-4 ||
-                   static_cast<double>(ratio) > 1000.0;
+    constexpr double cutoff = sizeof(T) == 2 ? 1e3 : sizeof(T) == 4 ? 1e6 : 1e8;  // numpy's finfo precision: 3, 6, 15
+    // The limits are Python floats, which numpy 2 (NEP 50) rounds to T first.
+    auto const in_t = [](double limit) { return static_cast<double>(static_cast<T>(limit)); };
+    exponential_ = static_cast<double>(max_abs) >= in_t(cutoff) || static_cast<double>(min_abs) < in_t(1e-4) ||
+                   static_cast<double>(ratio) > in_t(1000.0);
   }
 
+  bool plus_sign_ = false;
   bool exponential_ = false;
   int pad_left_ = 0;
   int pad_right_ = 0;
@@ -272,6 +283,35 @@ class BFloat16Format {
   }
 };
 
+/// numpy's ComplexFloatingFormat: the real parts in one float layout, the
+/// imaginary parts in another with sign '+', and `j` before the imaginary
+/// text's trailing padding.
+template <class C>
+class ComplexFormat {
+  using R = typename C::value_type;
+
+ public:
+  ComplexFormat(std::vector<C> const& shown, bool scalar)
+      : real_(parts(shown, [](C v) { return v.real(); }), scalar),
+        imag_(parts(shown, [](C v) { return v.imag(); }), scalar, true) {}
+  std::string operator()(C v) const {
+    auto i = imag_(v.imag());
+    i.insert(i.find_last_not_of(' ') + 1, 1, 'j');
+    return real_(v.real()) + i;
+  }
+
+ private:
+  template <class Part>
+  static std::vector<R> parts(std::vector<C> const& shown, Part part) {
+    std::vector<R> out;
+    out.reserve(shown.size());
+    for (auto v : shown) out.push_back(part(v));
+    return out;
+  }
+  FloatFormat<R> real_;
+  FloatFormat<R> imag_;
+};
+
 template <Element T>
 struct element_format {
   using type = IntegerFormat<T>;
@@ -295,6 +335,10 @@ struct element_format<float16> {
 template <>
 struct element_format<bfloat16> {
   using type = BFloat16Format;
+};
+template <ComplexElement T>
+struct element_format<T> {
+  using type = ComplexFormat<T>;
 };
 
 /// numpy's _extendLine: append `word`, first breaking the line if it would

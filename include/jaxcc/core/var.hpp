@@ -21,7 +21,8 @@ struct Var {
   std::uint64_t id;        // creation order within that trace
 };
 
-/// JAX's short dtype names: f32, f64, bf16, f16, i8, i16, i32, i64, u8, u32, bool.
+/// JAX's short dtype names: f32, f64, bf16, f16, c64, c128, i8, i16, i32, i64,
+/// u8, u32, bool.
 constexpr std::string_view short_name(DType d) noexcept {
   switch (d) {
     case DType::bool_: return "bool";
@@ -35,6 +36,8 @@ constexpr std::string_view short_name(DType d) noexcept {
     case DType::int16: return "i16";
     case DType::bfloat16: return "bf16";
     case DType::float16: return "f16";
+    case DType::complex64: return "c64";
+    case DType::complex128: return "c128";
   }
   return "?";
 }

@@ -345,7 +345,7 @@ struct pow_p {
   JAXCC_SAME_TYPE_OP("pow")
   template <class L> static constexpr bool simd_for = false;
   template <class T> static T scalar(T a, T b) {
-    if constexpr (detail::is_float<T>) {
+    if constexpr (InexactElement<T>) {
       return std::pow(a, b);
     } else {  // integer power by squaring; a negative exponent gives 0 unless |a| == 1
       if constexpr (std::is_signed_v<T>)
@@ -562,8 +562,9 @@ struct not_p {
 };
 
 /// convert_element_type to U. Float to integer saturates and maps NaN to 0
-/// (a plain cast would be undefined behaviour there). Tangents pass through
-/// float-to-float conversions and stop at integers and bools.
+/// (a plain cast would be undefined behaviour there); complex to real takes
+/// the real part, as JAX does. Tangents pass through conversions between
+/// real and complex floats and stop at integers and bools.
 template <Element U>
 struct convert_p {
   static constexpr std::string_view name = "convert_element_type";
@@ -571,7 +572,14 @@ struct convert_p {
   template <class T> using result = U;
   template <class L> static constexpr bool simd_for = false;
   template <class T> static U scalar(T a) {
-    if constexpr (detail::is_float<T> && detail::is_int<U>) {
+    if constexpr (ComplexElement<T> && ComplexElement<U>) {
+      return U(a);
+    } else if constexpr (ComplexElement<T>) {
+      if constexpr (std::same_as<U, bool>) return a != T{0};
+      else return convert_p<U>::scalar(a.real());
+    } else if constexpr (ComplexElement<U>) {
+      return U(static_cast<typename U::value_type>(detail::compute_t<T>(a)));
+    } else if constexpr (detail::is_float<T> && detail::is_int<U>) {
       if (a != a) return U{0};
       if (a >= static_cast<T>(std::numeric_limits<U>::max())) return std::numeric_limits<U>::max();
       if (a <= static_cast<T>(std::numeric_limits<U>::min())) return std::numeric_limits<U>::min();
@@ -584,7 +592,7 @@ struct convert_p {
   }
   template <class A, class DA>
   static auto tangent(A const&, DA const& da) {
-    if constexpr (!detail::is_float<U> || !detail::is_float<value_of<A>> || fusion::is_zero<DA>) return Zero<U>{};
+    if constexpr (!InexactElement<U> || !InexactElement<value_of<A>> || fusion::is_zero<DA>) return Zero<U>{};
     else if constexpr (fusion::is_one<DA>) return One<U>{};
     else return ex<convert_p<U>>(da);
   }

@@ -65,7 +65,7 @@ struct ProgramValue {
   DType dtype = DType::float32;
   OpKernel const* op = nullptr;          // node
   std::array<std::uint32_t, 3> args{};  // node: its operands; input: args[0] is its position among the inputs
-  std::uint64_t bits = 0;                // constant: its value's bytes
+  std::array<std::uint64_t, 2> bits{};   // constant: its value's bytes (a complex128 takes both words)
   friend bool operator==(ProgramValue const&, ProgramValue const&) = default;
 };
 
@@ -272,7 +272,7 @@ struct OpRules {
       else return emit(b, [&](auto const& a) { return known.value_of(a); }, fusion::cast<R>(t));
     } else {
       using T = std::tuple_element_t<K, std::tuple<A...>>;
-      if constexpr (!detail::is_float<T>) {
+      if constexpr (!InexactElement<T>) {
         return tangent_with<K + 1>(b, known, primals, tangents, chosen..., Zero<T>{});
       } else {
         if (tangents[K] == Program::none) return tangent_with<K + 1>(b, known, primals, tangents, chosen..., Zero<T>{});
@@ -286,7 +286,7 @@ struct OpRules {
                                [[maybe_unused]] std::uint32_t const* tangents);
 
   static constexpr OpKernel::Tangent tangent_rule() {
-    if constexpr (detail::is_float<R>) return &tangent;
+    if constexpr (InexactElement<R>) return &tangent;
     else return nullptr;
   }
   static constexpr auto params_rule() -> std::string (*)() {
@@ -309,7 +309,7 @@ template <class Op, class... A>
 JAXCC_RUNTIME_INLINE std::uint32_t OpRules<Op, A...>::tangent([[maybe_unused]] ProgramBuilder& b,
                                                               [[maybe_unused]] std::uint32_t const* operands,
                                                               [[maybe_unused]] std::uint32_t const* tangents) {
-  if constexpr (detail::is_float<R>) {
+  if constexpr (InexactElement<R>) {
     Placeholders known;
     std::tuple<Array<A>...> const primals = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple<Array<A>...>{known.template make<A>(operands[I])...};

@@ -479,14 +479,14 @@ class PrimitiveOf final : public PrimitiveBase {
   };
   using out_element = typename std::conditional_t<erased_out, erased_element, out_type>::value_type;
 
-  /// Whether the output can be a float (else it takes no derivatives).
+  /// Whether the output can be real or complex floating (else it takes no derivatives).
   static constexpr bool may_be_float() {
     if constexpr (erased_out) return true;
-    else return detail::is_float<out_element>;
+    else return InexactElement<out_element>;
   }
-  /// Whether this output is a float (known at compile time unless erased).
+  /// Whether this output is real or complex floating (known at compile time unless erased).
   static bool float_output(AnyArray const& out) {
-    if constexpr (erased_out) return is_floating(out.dtype());
+    if constexpr (erased_out) return has_tangent_space(out.dtype());
     else return true;
   }
   /// An output (or its cotangent) as the rules take it.

@@ -50,7 +50,7 @@ inline JvpBody vjp_body(graph::Program const& p, std::vector<bool> const& nonzer
     auto const in_cts = graph::program_vjp(p, inputs, cts);
     std::vector<AnyArray> result;
     for (std::size_t i = 0; i < in_avals.size(); ++i) {
-      nonzero_out[i] = is_floating(in_avals[i].dtype) && (in_cts[i].has_value() || instantiate[i]);
+      nonzero_out[i] = has_tangent_space(in_avals[i].dtype) && (in_cts[i].has_value() || instantiate[i]);
       if (nonzero_out[i]) result.push_back(instantiate_zeros(in_cts[i], in_avals[i]));
     }
     return result;
@@ -113,7 +113,7 @@ class CondCallT final : public graph::CallPrimitive<CondCallT<>> {
                                      std::span<AnyArray const> outputs) const override {
     auto const operands = primals.subspan(1);
     std::vector<bool> nonzero(operands.size());
-    for (std::size_t k = 0; k < operands.size(); ++k) nonzero[k] = tangents[k + 1] && is_floating(operands[k].dtype());
+    for (std::size_t k = 0; k < operands.size(); ++k) nonzero[k] = tangents[k + 1] && has_tangent_space(operands[k].dtype());
     std::vector<graph::MaybeArray> result(outputs.size());
     if (count_true(nonzero) == 0) return result;
     std::array const in_groups{operands.size()};
@@ -135,7 +135,7 @@ class CondCallT final : public graph::CallPrimitive<CondCallT<>> {
     auto const operands = primals.subspan(1);
     std::vector<bool> nonzero_ct(cotangents.size());
     for (std::size_t o = 0; o < cotangents.size(); ++o)
-      nonzero_ct[o] = cotangents[o] && is_floating(cotangents[o]->dtype());
+      nonzero_ct[o] = cotangents[o] && has_tangent_space(cotangents[o]->dtype());
     auto [bodies, in_nonzero] = unified_bodies(branches_, operands.size(), [&](graph::Program const& b, std::vector<bool> const& inst) {
       return vjp_body(b, nonzero_ct, inst);
     });
@@ -203,7 +203,7 @@ class CondCallT final : public graph::CallPrimitive<CondCallT<>> {
       Array<bool> const taken = graph::values::equals(index, static_cast<std::int64_t>(b));
       std::vector<AnyArray> guarded;
       for (auto const& x : ops)
-        guarded.push_back(is_floating(x.dtype())
+        guarded.push_back(has_tangent_space(x.dtype())
                               ? select_mapped(taken, x, graph::values::stop_gradient(x))
                               : x);
       auto const branch = graph::batch_program(branches_[b], guarded, op_dims, axis);

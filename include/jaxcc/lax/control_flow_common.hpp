@@ -161,7 +161,7 @@ inline JvpBody jvp_body(graph::Program const& p, std::span<std::size_t const> in
       if (with_primals) result.insert(result.end(), outs.begin() + static_cast<std::ptrdiff_t>(start),
                                       outs.begin() + static_cast<std::ptrdiff_t>(start + out_groups[g]));
       for (std::size_t i = start; i < start + out_groups[g]; ++i) {
-        nonzero_out[i] = is_floating(out_avals[i].dtype) && (touts[i].has_value() || instantiate[i]);
+        nonzero_out[i] = has_tangent_space(out_avals[i].dtype) && (touts[i].has_value() || instantiate[i]);
         if (nonzero_out[i]) result.push_back(instantiate_zeros(touts[i], out_avals[i]));
       }
     }
@@ -209,7 +209,7 @@ inline AnyArray mapped_at(AnyArray const& x, graph::BatchDim dim, std::int64_t t
 struct ControlFlowBatchingOps {
   template <Element T>
   static void fill(graph::ValueOps& ops) {
-    if constexpr (is_float<T>)
+    if constexpr (InexactElement<T>)
       ops.stop_gradient = [](AnyArray const& x) -> AnyArray { return jaxcc::stop_gradient(x.as<T>()); };
     // What computes, the 16-bit floats take through float32 (graph::install_value_ops).
     if constexpr (!is_half_float<T>) {
@@ -217,9 +217,9 @@ struct ControlFlowBatchingOps {
         auto const& t = on_true.as<T>();
         return Array<T>(select_expr(batched_for_broadcast(pred, 0, t.ndim() - 1), t, on_false.as<T>()));
       };
-      if constexpr (is_float<T>)
+      if constexpr (InexactElement<T>)
         ops.sum_axis = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
-          return bind<primitives::reduce_sum_p>({Axes{axis}}, x.as<T>());
+          return jaxcc::detail::bind<primitives::reduce_sum_p>({Axes{axis}}, x.as<T>());
         };
     }
     if constexpr (std::same_as<T, std::int32_t>) {
@@ -231,7 +231,7 @@ struct ControlFlowBatchingOps {
     }
     if constexpr (std::same_as<T, bool>)
       ops.any = [](AnyArray const& x, std::int64_t axis) -> AnyArray {
-        return bind<primitives::reduce_or_p>({Axes{axis}}, x.as<T>());
+        return jaxcc::detail::bind<primitives::reduce_or_p>({Axes{axis}}, x.as<T>());
       };
   }
 };

@@ -359,10 +359,10 @@ Array<U> flat_scatter(primitives::scatter_p::Kind kind, Array<U> const& x, Array
   using Mode = primitives::gather_p::Mode;
   using C = compute_t<U>;  // a 16-bit float's constants as C++ numbers
   auto const scatter_add = [&](Array<U> const& base, Array<U> const& values) {
-    return bind<primitives::scatter_add_p>({0, Mode::fill, 0}, base, at, values);
+    return jaxcc::detail::bind<primitives::scatter_add_p>({0, Mode::fill, 0}, base, at, values);
   };
   auto const apply = [&](Kind k, auto const& base, auto const& values) {
-    return bind<primitives::scatter_apply_p>({k}, base, at, values);
+    return jaxcc::detail::bind<primitives::scatter_apply_p>({k}, base, at, values);
   };
   auto const constant = [](auto v) { return rank0_array<U>(static_cast<U>(v)); };
   auto const n = x.size();
@@ -378,7 +378,7 @@ Array<U> flat_scatter(primitives::scatter_p::Kind kind, Array<U> const& x, Array
   auto const landed = apply(Kind::set, filled<std::int32_t>(Shape{n}, 0), ids);
   Array<bool> const untouched = landed == 0;
   if (kind == Kind::set) {
-    Array<bool> const kept = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, landed, at) == ids;
+    Array<bool> const kept = jaxcc::detail::bind<primitives::gather_p>({0, Mode::fill, {}, 0}, landed, at) == ids;
     return Array<U>(select_expr(untouched, x, constant(0)) + scatter_add(zeros, select_expr(kept, u, constant(0))));
   }
   // min / max: the extremum of the updates at each position (its value
@@ -390,7 +390,7 @@ Array<U> flat_scatter(primitives::scatter_p::Kind kind, Array<U> const& x, Array
   auto const extremum = apply(kind, filled<U>(Shape{n}, lowest), lax::stop_gradient(u));
   Array<U> reached = extremum;
   if constexpr (FloatElement<U>) {
-    Array<bool> const attains = bind<primitives::gather_p>({0, Mode::fill, {}, 0}, extremum, at) == u;
+    Array<bool> const attains = jaxcc::detail::bind<primitives::gather_p>({0, Mode::fill, {}, 0}, extremum, at) == u;
     auto const share = scatter_add(zeros, select_expr(attains, constant(1), constant(0)));
     auto const sum = scatter_add(zeros, select_expr(attains, u, constant(0)));
     // The value stays the kernel's; the difference below is zero but carries the derivative.

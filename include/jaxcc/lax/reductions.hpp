@@ -32,7 +32,7 @@ template <class P, Element T>
 Array<T> reduce_over(Array<T> const& x, Axes axes) {
   reduce_shape_rule(P::name, x.shape(), axes);
   std::sort(axes.begin(), axes.end());
-  return bind<P>({axes}, x);
+  return jaxcc::detail::bind<P>({axes}, x);
 }
 
 /// `x` with the `axes` moved to the front and merged into one leading

@@ -90,7 +90,7 @@ class ScanCallT final : public graph::CallPrimitive<ScanCallT<>> {
                                      std::span<AnyArray const>) const override {
     auto const [nc, ncarry, nx, ny] = sizes(primals.size());
     std::vector<bool> nonzero(primals.size());
-    for (std::size_t i = 0; i < primals.size(); ++i) nonzero[i] = tangents[i] && is_floating(primals[i].dtype());
+    for (std::size_t i = 0; i < primals.size(); ++i) nonzero[i] = tangents[i] && has_tangent_space(primals[i].dtype());
     if (count_true(nonzero) == 0) return std::vector<graph::MaybeArray>(ncarry + ny);
     std::array const in_groups{nc, ncarry, nx};
     std::array const out_groups{ncarry, ny};
@@ -241,13 +241,13 @@ class ScanCallT final : public graph::CallPrimitive<ScanCallT<>> {
     auto const [nc, ncarry, nx, ny] = sizes(step_in.size());
     Differentiable d;
     for (std::size_t i = 0; i < nc; ++i)
-      if (is_floating(step_in[i].dtype)) d.consts.push_back(i);
+      if (has_tangent_space(step_in[i].dtype)) d.consts.push_back(i);
     for (std::size_t i = 0; i < ncarry; ++i)
-      if (is_floating(step_in[nc + i].dtype)) d.carry.push_back(i);
+      if (has_tangent_space(step_in[nc + i].dtype)) d.carry.push_back(i);
     for (std::size_t k = 0; k < nx; ++k)
-      if (is_floating(step_in[nc + ncarry + k].dtype)) d.xs.push_back(k);
+      if (has_tangent_space(step_in[nc + ncarry + k].dtype)) d.xs.push_back(k);
     for (std::size_t j = 0; j < ny; ++j)
-      if (cotangents[ncarry + j] && is_floating(step_out[ncarry + j].dtype)) d.ys.push_back(j);
+      if (cotangents[ncarry + j] && has_tangent_space(step_out[ncarry + j].dtype)) d.ys.push_back(j);
     return d;
   }
 

@@ -29,7 +29,7 @@ namespace jaxcc::detail {
 template <Element T>
 Array<T> along_last(Array<T> const& x, Array<std::int32_t> const& order) {
   auto const last = x.ndim() - 1;
-  return bind<primitives::gather_p>({last, primitives::gather_p::Mode::clip, {}, last}, x, order);
+  return jaxcc::detail::bind<primitives::gather_p>({last, primitives::gather_p::Mode::clip, {}, last}, x, order);
 }
 
 /// The order that sorts `key` stably within the order already found (none:
@@ -37,8 +37,8 @@ Array<T> along_last(Array<T> const& x, Array<std::int32_t> const& order) {
 template <Element T>
 Array<std::int32_t> refine_order(Array<T> const& key, std::optional<Array<std::int32_t>> const& order) {
   auto const last = key.ndim() - 1;
-  if (!order) return bind<primitives::argsort_p>({last}, key);
-  return along_last(*order, bind<primitives::argsort_p>({last}, along_last(key, *order)));
+  if (!order) return jaxcc::detail::bind<primitives::argsort_p>({last}, key);
+  return along_last(*order, jaxcc::detail::bind<primitives::argsort_p>({last}, along_last(key, *order)));
 }
 
 /// lax.sort of a tuple of operands along `dimension`, the first `num_keys` the keys.

@@ -52,7 +52,7 @@ class WhileCallT final : public graph::CallPrimitive<WhileCallT<>> {
     // Tangents of the body's inputs (its consts, then the carry).
     std::vector<bool> nonzero(nbc + ncarry);
     for (std::size_t i = 0; i < nonzero.size(); ++i)
-      nonzero[i] = tangents[ncc + i] && is_floating(primals[ncc + i].dtype());
+      nonzero[i] = tangents[ncc + i] && has_tangent_space(primals[ncc + i].dtype());
     if (count_true(nonzero) == 0) return std::vector<graph::MaybeArray>(ncarry);
     std::array const in_groups{nbc, ncarry};
     std::array const out_groups{ncarry};

@@ -31,7 +31,7 @@ using cumulative_t = std::conditional_t<std::same_as<T, bool>, std::int32_t, T>;
 template <class P, ArrayLike A>
 Array<cumulative_t<value_type_t<A>>> cumulative(A const& a, std::int64_t axis, std::string_view op) {
   Array<cumulative_t<value_type_t<A>>> const x = as_array(a).template astype<cumulative_t<value_type_t<A>>>();
-  return bind<P>({normalize_axis(axis, x.ndim(), op), false}, x);
+  return jaxcc::detail::bind<P>({normalize_axis(axis, x.ndim(), op), false}, x);
 }
 
 }  // namespace jaxcc::detail
@@ -75,7 +75,7 @@ Array<U> cumulative_with_initial(A const& a, std::optional<std::int64_t> axis, b
                 ", however axis was not set to an explicit value. The axis argument is only optional for "
                 "one-dimensional arrays.");
   auto const ax = normalize_axis(axis.value_or(0), x.ndim(), op);
-  Array<U> const out = bind<P>({ax, false}, x);
+  Array<U> const out = jaxcc::detail::bind<P>({ax, false}, x);
   if (!include_initial) return out;
   Shape first = x.shape();
   first[static_cast<std::size_t>(ax)] = 1;

@@ -207,7 +207,7 @@ LabelledArray<T> einsum_sum(LabelledArray<T> const& t, Pred summed) {
   *value = T{1};
   Strides zeros(ones_shape.size(), 0);
   auto ones = view(one, std::move(ones_shape), std::move(zeros), 0);
-  return {bind<primitives::dot_general_p>(dims, t.x, ones), std::move(kept)};
+  return {jaxcc::detail::bind<primitives::dot_general_p>(dims, t.x, ones), std::move(kept)};
 }
 
 /// A bool mask, broadcastable to `shape`: true where the indices along
@@ -277,7 +277,7 @@ LabelledArray<T> einsum_pair(LabelledArray<T> lhs, LabelledArray<T> rhs, Pred ne
     if (!has_label(rhs.labels, l)) out.push_back(l);
   for (auto l : rhs.labels)
     if (!has_label(lhs.labels, l)) out.push_back(l);
-  return {bind<primitives::dot_general_p>(dims, lhs.x, rhs.x), std::move(out)};
+  return {jaxcc::detail::bind<primitives::dot_general_p>(dims, lhs.x, rhs.x), std::move(out)};
 }
 
 template <Element T>

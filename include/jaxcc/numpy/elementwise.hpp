@@ -13,6 +13,7 @@
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/lax/elementwise.hpp"
+#include "jaxcc/primitives/complex_parts.hpp"
 
 namespace jaxcc {
 
@@ -60,7 +61,12 @@ template <ArrayLike A>
 auto logical_not(A const& a) { return fusion::make_expr<primitives::not_p>(fusion::cast<bool>(a)); }
 
 template <ArrayLike A> auto negative(A const& a) { return detail::same_type_unary<primitives::neg_p>(a); }
-template <ArrayLike A> auto abs(A const& a) { return detail::same_type_unary<primitives::abs_p>(a); }
+/// |a|; of a complex array, a real one.
+template <ArrayLike A>
+auto abs(A const& a) {
+  if constexpr (ComplexElement<value_type_t<A>>) return detail::complex_abs(as_array(a));
+  else return detail::same_type_unary<primitives::abs_p>(a);
+}
 template <ArrayLike A> auto absolute(A const& a) { return abs(a); }
 template <ArrayLike A> auto sign(A const& a) { return detail::same_type_unary<primitives::sign_p>(a); }
 template <ArrayLike A> auto square(A const& a) { return detail::same_type_unary<primitives::square_p>(a); }

@@ -443,7 +443,7 @@ class AtRef {
       Shape const window(array_.shape().begin() + static_cast<std::ptrdiff_t>(index->size()), array_.shape().end());
       if (window.numel() == 0) return array_;  // nothing indexed: JAX returns x before it reads v
       return lax::convert_element_type<T>(
-          bind<primitives::scatter_p>({*index, kind}, operand, numpy::broadcast_to(values, window)));
+          jaxcc::detail::bind<primitives::scatter_p>({*index, kind}, operand, numpy::broadcast_to(values, window)));
     }
     // Any other index: the flat positions it selects (-1 where out of
     // range: dropped), then one scatter over the flattened array.

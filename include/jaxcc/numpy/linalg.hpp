@@ -106,10 +106,13 @@ auto matmul(A const& a_in, B const& b_in) {
   return identity ? out : lax::transpose(out, perm);
 }
 
-/// numpy.vdot: the dot product of the flattened operands.
+/// numpy.vdot: the dot product of the flattened operands, the first one
+/// conjugated where it is complex.
 template <ArrayLike A, ArrayLike B>
 auto vdot(A const& a, B const& b) {
-  return dot(as_array(a).reshape({-1}), as_array(b).reshape({-1}));
+  auto const x = as_array(a).reshape({-1});
+  if constexpr (ComplexElement<value_type_t<A>>) return dot(detail::conjugate(x), as_array(b).reshape({-1}));
+  else return dot(x, as_array(b).reshape({-1}));
 }
 
 /// numpy.outer: out[i, j] = a.ravel()[i] * b.ravel()[j].

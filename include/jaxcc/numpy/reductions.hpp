@@ -89,7 +89,7 @@ inline Shape keepdims_shape(Shape shape, Axes const& axes) {
 /// axes stay, with size 1.
 template <class P, Element T>
 Array<T> reduce_over(Array<T> const& x, Axes const& axes, bool keepdims) {
-  auto out = bind<P>({axes}, x);
+  auto out = jaxcc::detail::bind<P>({axes}, x);
   return keepdims ? lax::reshape(out, keepdims_shape(x.shape(), axes)) : out;
 }
 
@@ -147,7 +147,7 @@ Array<std::int32_t> arg_reduce(A const& x, std::optional<std::int64_t> axis, boo
   }
   if (a.shape()[static_cast<std::size_t>(along)] == 0)
     throw Error("attempt to get " + std::string(op) + " of an empty sequence");
-  auto out = bind<P>({along}, a);
+  auto out = jaxcc::detail::bind<P>({along}, a);
   return keepdims ? lax::reshape(out, keepdims_shape(shape, dims)) : out;
 }
 

@@ -84,7 +84,7 @@ struct ArgReduction : IntegerValued {
                                                                std::span<graph::BatchDim const> dims,
                                                                Array<T> const& x) {
     auto const b = *dims[0];
-    return {bind<Derived>(Params{p.axis >= b ? p.axis + 1 : p.axis}, x), p.axis < b ? b - 1 : b};
+    return {jaxcc::detail::bind<Derived>(Params{p.axis >= b ? p.axis + 1 : p.axis}, x), p.axis < b ? b - 1 : b};
   }
 
   template <Element T>

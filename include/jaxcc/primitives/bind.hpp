@@ -27,7 +27,7 @@ auto bind(typename Primitive::Params const& params, Operands const&... operands)
     // Typed operands of a dtype-generic primitive: it runs on them erased,
     // and its output has the first one's type.
     using First = std::tuple_element_t<0, std::tuple<Operands...>>;
-    return bind<Primitive>(params, AnyArray(operands)...).template as<typename First::value_type>();
+    return jaxcc::detail::bind<Primitive>(params, AnyArray(operands)...).template as<typename First::value_type>();
   } else {
     return bind_operands<Primitive>(params, operands...);
   }

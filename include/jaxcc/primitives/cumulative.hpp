@@ -56,14 +56,14 @@ struct CumulativeReduction {
   static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
                                                     std::span<graph::BatchDim const> dims, Array<T> const& x) {
     auto const b = *dims[0];
-    return {bind<Derived>({p.axis >= b ? p.axis + 1 : p.axis, p.reverse}, x), b};
+    return {jaxcc::detail::bind<Derived>({p.axis >= b ? p.axis + 1 : p.axis, p.reverse}, x), b};
   }
 
   /// Sharded jit: lanes run where they are; a split scanned axis is gathered first.
   template <Element T>
   static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
                                                      graph::Resharder const& reshard, Array<T> const& x) {
-    return whole_along(p.axis, layouts[0], reshard, x, [&](Array<T> const& part) { return bind<Derived>(p, part); });
+    return whole_along(p.axis, layouts[0], reshard, x, [&](Array<T> const& part) { return jaxcc::detail::bind<Derived>(p, part); });
   }
 
   template <Element T>

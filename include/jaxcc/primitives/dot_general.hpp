@@ -346,7 +346,7 @@ struct dot_general_p {
   template <Element T>
   static auto jvp(Params const& p, Array<T> const& out, Array<T> const& lhs, Array<T> const& rhs,
                   Array<T> const& lhs_tangent, Array<T> const& rhs_tangent) {
-    if constexpr (!detail::is_float<T>) {
+    if constexpr (!InexactElement<T>) {
       return fusion::Zero<T>{};
     } else {
       bool const lhs_zero = detail::is_zero_broadcast(lhs_tangent), rhs_zero = detail::is_zero_broadcast(rhs_tangent);
@@ -364,7 +364,7 @@ struct dot_general_p {
   template <Element T>
   static auto vjp(Params const& p, graph::Wanted wanted, Array<T> const& ct, Array<T> const&, Array<T> const& lhs,
                   Array<T> const& rhs) {
-    if constexpr (!detail::is_float<T>) {
+    if constexpr (!InexactElement<T>) {
       return std::tuple{graph::NoCotangent{}, graph::NoCotangent{}};
     } else {
       std::tuple<std::optional<Array<T>>, std::optional<Array<T>>> cts;

@@ -124,7 +124,7 @@ namespace jaxcc::detail {
 template <class T = void>
 AnyArray float_converted(dependent_t<T, AnyArray> const& x, DType to) {
   if (x.dtype() == to) return x;
-  return bind<primitives::float_convert_p>({x.dtype(), to}, x);
+  return jaxcc::detail::bind<primitives::float_convert_p>({x.dtype(), to}, x);
 }
 
 }  // namespace jaxcc::detail

@@ -199,7 +199,7 @@ struct KeyedDraw {
   static std::pair<Array<Out>, graph::BatchDim> batch(P const& p, graph::AxisData const&,
                                                       std::span<graph::BatchDim const> dims,
                                                       Array<std::uint32_t> const& keys) {
-    return {bind<Derived>(p, move_axis(keys, *dims[0], 0)), 0};
+    return {jaxcc::detail::bind<Derived>(p, move_axis(keys, *dims[0], 0)), 0};
   }
 };
 

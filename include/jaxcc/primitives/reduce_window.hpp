@@ -241,7 +241,7 @@ std::optional<graph::Partitioned> window_partition(primitives::WindowParams cons
   auto const [want_first, want_operand] = p.kept_splits(layouts[0], layouts[1]);
   auto const a = reshard(AnyArray(first), layouts[0], want_first).template as<T>();
   auto const b = reshard(AnyArray(operand), layouts[1], want_operand).template as<T>();
-  return graph::Partitioned{AnyArray(bind<P>(p, a, b)), want_operand};
+  return graph::Partitioned{AnyArray(jaxcc::detail::bind<P>(p, a, b)), want_operand};
 }
 
 }  // namespace jaxcc::detail
@@ -425,14 +425,14 @@ struct reduce_window_p {
   /// select (JAX's _reduce_window_chooser_jvp_rule).
   template <Element T>
   static auto jvp(Params const& p, Array<T> const&, Array<T> const& operand, Array<T> const& tangent) {
-    if constexpr (!detail::is_float<T>) return fusion::Zero<T>{};
+    if constexpr (!InexactElement<T>) return fusion::Zero<T>{};
     else if constexpr (std::same_as<Monoid, WindowSum>) return detail::bind<reduce_window_p>(p, tangent);
     else return detail::bind<select_and_gather_add_p<Monoid>>(p, tangent, operand);
   }
 
   template <Element T>
   static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& operand) {
-    if constexpr (!detail::is_float<T>) return graph::NoCotangent{};
+    if constexpr (!InexactElement<T>) return graph::NoCotangent{};
     else if constexpr (std::same_as<Monoid, WindowSum>) return sum_transpose(p, ct, operand.shape());
     else return select_and_gather_add_p<Monoid>::transpose(p, ct, operand);
   }

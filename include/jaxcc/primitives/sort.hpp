@@ -60,13 +60,13 @@ struct SortAlongAxis {
     auto const b = *dims[0];
     auto moved = p;
     if (p.axis >= b) ++moved.axis;
-    return std::pair{bind<Derived>(moved, x), b};
+    return std::pair{jaxcc::detail::bind<Derived>(moved, x), b};
   }
   /// Sharded jit: lanes run where they are; a split sorted axis is gathered first.
   template <class Params, Element T>
   static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
                                                      graph::Resharder const& reshard, Array<T> const& x) {
-    return whole_along(p.axis, layouts[0], reshard, x, [&](Array<T> const& part) { return bind<Derived>(p, part); });
+    return whole_along(p.axis, layouts[0], reshard, x, [&](Array<T> const& part) { return jaxcc::detail::bind<Derived>(p, part); });
   }
 };
 

@@ -45,14 +45,16 @@ struct Tolerance {
 
 /// JAX's default test tolerance per dtype (jax._src.test_util
 /// `_default_tolerance`), used as both rtol and atol: 1e-2 for bfloat16,
-/// 1e-3 for float16, 1e-6 for float32, 1e-15 for float64, exact for
-/// integers and bool.
+/// 1e-3 for float16, 1e-6 for float32 and complex64, 1e-15 for float64
+/// and complex128, exact for integers and bool.
 constexpr double default_tolerance(DType dtype) noexcept {
   switch (dtype) {
     case DType::bfloat16: return 1e-2;
     case DType::float16: return 1e-3;
-    case DType::float32: return 1e-6;
-    case DType::float64: return 1e-15;
+    case DType::float32:
+    case DType::complex64: return 1e-6;
+    case DType::float64:
+    case DType::complex128: return 1e-15;
     default: return 0;
   }
 }

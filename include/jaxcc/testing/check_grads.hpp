@@ -41,12 +41,23 @@ using jaxcc::detail::array_leaves;
 using jaxcc::detail::with_array_leaves;
 
 // Templates (a defaulted parameter), so that only a file that checks
-// gradients compiles these at every dtype.
+// gradients compiles these at every dtype. A complex leaf is a vector of
+// R^2: its values are (re, im) pairs, and so are the finite differences.
 template <class = void>
 std::vector<double> values_of(AnyArray const& a) {
   return a.visit([](auto const& x) {
     auto v = x.to_vector();
-    return std::vector<double>(v.begin(), v.end());
+    using T = typename decltype(v)::value_type;
+    if constexpr (ComplexElement<T>) {
+      std::vector<double> out;
+      for (auto c : v) {
+        out.push_back(static_cast<double>(c.real()));
+        out.push_back(static_cast<double>(c.imag()));
+      }
+      return out;
+    } else {
+      return std::vector<double>(v.begin(), v.end());
+    }
   });
 }
 
@@ -54,8 +65,30 @@ template <class = void>
 AnyArray array_like(AnyArray const& like, std::vector<double> const& values) {
   return like.visit([&](auto const& x) -> AnyArray {
     using T = typename std::remove_cvref_t<decltype(x)>::value_type;
-    return numpy::array(std::vector<T>(values.begin(), values.end()), x.shape());
+    if constexpr (ComplexElement<T>) {
+      std::vector<T> v;
+      for (std::size_t k = 0; k + 1 < values.size(); k += 2) v.emplace_back(values[k], values[k + 1]);
+      return numpy::array(std::move(v), x.shape());
+    } else {
+      return numpy::array(std::vector<T>(values.begin(), values.end()), x.shape());
+    }
   });
+}
+
+/// Each complex leaf conjugated (the others as they are).
+template <class = void>
+std::vector<AnyArray> conjugated(std::vector<AnyArray> const& leaves) {
+  std::vector<AnyArray> out;
+  for (auto const& l : leaves) {
+    if (!is_complex(l.dtype())) {
+      out.push_back(l);
+      continue;
+    }
+    auto v = values_of(l);
+    for (std::size_t k = 1; k < v.size(); k += 2) v[k] = -v[k];
+    out.push_back(array_like(l, v));
+  }
+  return out;
 }
 
 template <class Tuple>
@@ -71,14 +104,15 @@ Tuple tuple_with_leaves(Tuple const& like, std::vector<AnyArray> const& leaves) 
   return std::apply([&](auto const&... x) { return Tuple{with_array_leaves(x, leaves, next)...}; }, like);
 }
 
-/// Random leaves shaped like these (normal values; ints and bools get 0).
+/// Random leaves shaped like these (normal values, both parts of a complex
+/// one; ints and bools get 0).
 template <class = void>
 std::vector<AnyArray> random_like(std::vector<AnyArray> const& leaves, std::mt19937_64& rng) {
   std::normal_distribution<double> normal;
   std::vector<AnyArray> out;
   for (auto const& l : leaves) {
-    bool const is_float = is_floating(l.dtype());
-    std::vector<double> v(static_cast<std::size_t>(l.size()));
+    bool const is_float = has_tangent_space(l.dtype());
+    std::vector<double> v(static_cast<std::size_t>(l.size()) * (is_complex(l.dtype()) ? 2 : 1));
     for (auto& x : v) x = is_float ? normal(rng) : 0.0;
     out.push_back(array_like(l, v));
   }
@@ -156,8 +190,10 @@ void check_vjp(F const& f, Args const& args, GradCheckOptions const& o, std::mt1
   auto const out_leaves = array_leaves(out);
   auto const cotangent = random_like(out_leaves, rng);
   std::size_t next = 0;
-  auto const ct_tree = with_array_leaves(out, cotangent, next);
-  auto const input_cts = tuple_leaves(pullback(ct_tree));
+  // JAX's check_vjp: conj(vjp(conj(ct))), whose inner product with t, the
+  // real one of R^2, is <ct, jvp(t)> (JAX's transposes do not conjugate).
+  auto const ct_tree = with_array_leaves(out, conjugated(cotangent), next);
+  auto const input_cts = conjugated(tuple_leaves(pullback(ct_tree)));
   double const ip = inner(tangent, input_cts);
   double expected = 0;
   for (std::size_t i = 0; i < cotangent.size(); ++i) {

@@ -142,7 +142,7 @@ struct LeafKey {
   DType dtype;
   Shape shape;
   bool is_array;
-  std::uint64_t bits;
+  std::array<std::uint64_t, 2> bits;  // a complex128 scalar takes both words
   std::shared_ptr<NamedSharding const> sharding{};
   friend bool operator==(LeafKey const& a, LeafKey const& b) {
     return a.dtype == b.dtype && a.shape == b.shape && a.is_array == b.is_array && a.bits == b.bits &&
@@ -206,10 +206,10 @@ void append_leaf_keys(Arg const& arg, std::vector<LeafKey>& out) {
       [&](auto const& leaf) {
         using L = std::remove_cvref_t<decltype(leaf)>;
         if constexpr (AnArray<L>) {
-          out.push_back({leaf.dtype(), leaf.shape(), true, 0, ArrayAccess::impl(leaf).sharding});
+          out.push_back({leaf.dtype(), leaf.shape(), true, {}, ArrayAccess::impl(leaf).sharding});
         } else if constexpr (Scalar<L>) {
-          std::uint64_t bits = 0;
-          std::memcpy(&bits, &leaf, sizeof leaf);
+          std::array<std::uint64_t, 2> bits{};
+          std::memcpy(bits.data(), &leaf, sizeof leaf);
           out.push_back({dtype_of<scalar_element_t<L>>, {}, false, bits});
         } else {
           static_assert(always_false<L>,
@@ -363,7 +363,7 @@ void jit_key_of(JitKey& key, Args const&... args) {
   for (auto const& l : key.leaves) {
     h = hash_combine(h, static_cast<std::size_t>(l.dtype));
     for (auto d : l.shape) h = hash_combine(h, static_cast<std::size_t>(d));
-    h = hash_combine(h, static_cast<std::size_t>(l.bits));
+    for (auto word : l.bits) h = hash_combine(h, static_cast<std::size_t>(word));
   }
   for (auto const& s : key.statics) h = hash_combine(h, s->hash());
   key.hash = h;

@@ -1,5 +1,5 @@
 // Options that transforms take, in any order: `argnums<0, 2>`, `has_aux`,
-// `axis_name("i")`.
+// `holomorphic`, `axis_name("i")`.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +25,11 @@ inline constexpr argnums_t<I...> argnums{};
 /// The function returns `(output, aux)`; aux is passed through untouched.
 struct has_aux_t {};
 inline constexpr has_aux_t has_aux{};
+
+/// grad's function is promised holomorphic: its inputs and output are
+/// complex, and the gradient is f'(z), not the conjugate-convention one.
+struct holomorphic_t {};
+inline constexpr holomorphic_t holomorphic{};
 
 /// The name collectives (lax::psum, ...) use for the axis that vmap or pmap
 /// maps over.
@@ -57,8 +62,12 @@ using find_argnums = find_option<is_argnums, argnums_t<0>, Options...>;
 template <class... Options>
 inline constexpr bool has_aux_in = (std::is_same_v<Options, has_aux_t> || ...);
 
+template <class... Options>
+inline constexpr bool holomorphic_in = (std::is_same_v<Options, holomorphic_t> || ...);
+
 template <class Option>
-concept DiffOption = is_argnums<Option>::value || std::is_same_v<Option, has_aux_t>;
+concept DiffOption =
+    is_argnums<Option>::value || std::is_same_v<Option, has_aux_t> || std::is_same_v<Option, holomorphic_t>;
 
 }  // namespace detail
 

@@ -59,15 +59,18 @@ void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> const& out
   }
 }
 
-inline void check_grad_input(AnyArray const& leaf, std::string_view transform) {
-  if (!is_floating(leaf.dtype()))
+inline void check_grad_input(AnyArray const& leaf, std::string_view transform, bool holomorphic = false) {
+  if (holomorphic && !jaxcc::is_complex(leaf.dtype()))
+    throw Error(std::string(transform) + " with holomorphic=True requires inputs with complex dtype, but got " +
+                std::string(name(leaf.dtype())) + ".");
+  if (!has_tangent_space(leaf.dtype()))
     throw Error(std::string(transform) +
                 " requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got " +
                 std::string(name(leaf.dtype())) +
                 ". If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.");
 }
 
-inline void check_grad_output(AnyArray const& out) {
+inline void check_grad_output(AnyArray const& out, bool holomorphic = false) {
   if (out.ndim() != 0) {
     std::string extract;
     if (out.size() == 1) extract = "extract the scalar with output.reshape({}), ";
@@ -76,7 +79,14 @@ inline void check_grad_output(AnyArray const& out) {
                 "reduce the output to a scalar with jnp::sum(output), or use jaxcc::jacrev to differentiate a "
                 "function with a non-scalar output.");
   }
-  if (!is_floating(out.dtype()))
+  if (holomorphic && !jaxcc::is_complex(out.dtype()))
+    throw Error("grad with holomorphic=True requires outputs with complex dtype, but got " +
+                std::string(name(out.dtype())) + ".");
+  if (!holomorphic && jaxcc::is_complex(out.dtype()))
+    throw Error("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got " +
+                std::string(name(out.dtype())) + ". For holomorphic differentiation, pass jaxcc::holomorphic. For "
+                "differentiation of non-holomorphic functions involving complex outputs, use jaxcc::vjp directly.");
+  if (!has_tangent_space(out.dtype()))
     throw Error("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got " +
                 std::string(name(out.dtype())) + ". For differentiation of functions with integer outputs, use "
                 "jaxcc::vjp directly.");
@@ -121,13 +131,13 @@ auto vjp(F const& f, Primals const&... primals) {
 
 namespace detail {
 
-template <class A, bool aux, class F, class... Args>
+template <class A, bool aux, bool holomorphic, class F, class... Args>
 auto value_and_grad_at(F const& f, Args const&... args) {
   auto const diff = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::index_sequence<A::indices[I]...>{};
   }(std::make_index_sequence<A::indices.size()>{});
   auto const inputs = input_values(diff, args...);
-  for (auto const& leaf : inputs) check_grad_input(leaf, "grad");
+  for (auto const& leaf : inputs) check_grad_input(leaf, "grad", holomorphic);
 
   auto call = trace_call(diff, f, args...);
   auto const& traced_out = [&]() -> auto const& {
@@ -140,7 +150,7 @@ auto value_and_grad_at(F const& f, Args const&... args) {
   }();
   static_assert(AnArray<std::remove_cvref_t<decltype(traced_out)>>,
                 "grad differentiates functions that return one array (a scalar); use jaxcc::vjp for others");
-  check_grad_output(AnyArray(traced_out));
+  check_grad_output(AnyArray(traced_out), holomorphic);
 
   auto env = graph::evaluate(*call.trace, inputs);
   std::vector<graph::MaybeArray> seeds(call.trace->var_count());
@@ -167,8 +177,8 @@ auto value_and_grad_at(F const& f, Args const&... args) {
 
 }  // namespace detail
 
-/// `f` returning `(value, gradient)`; options `argnums<...>` and `has_aux`
-/// in any order. One argnum gives that argument's gradient (shaped like the
+/// `f` returning `(value, gradient)`; options `argnums<...>`, `has_aux` and
+/// `holomorphic` in any order. One argnum gives that argument's gradient (shaped like the
 /// argument), several a std::tuple; with has_aux the value is `(value, aux)`.
 template <class F, detail::DiffOption... Options>
 auto value_and_grad(F f, Options...) {
@@ -176,7 +186,8 @@ auto value_and_grad(F f, Options...) {
   return [f]<class... Args>(Args const&... args)
     requires ArgnumsWithinArguments<A, sizeof...(Args)>
   {
-    return detail::value_and_grad_at<A, detail::has_aux_in<Options...>>(f, detail::as_argument(args)...);
+    return detail::value_and_grad_at<A, detail::has_aux_in<Options...>, detail::holomorphic_in<Options...>>(
+        f, detail::as_argument(args)...);
   };
 }
 
@@ -188,7 +199,7 @@ auto grad(F f, Options...) {
     requires ArgnumsWithinArguments<A, sizeof...(Args)>
   {
     constexpr bool aux = detail::has_aux_in<Options...>;
-    auto [value, g] = detail::value_and_grad_at<A, aux>(f, detail::as_argument(args)...);
+    auto [value, g] = detail::value_and_grad_at<A, aux, detail::holomorphic_in<Options...>>(f, detail::as_argument(args)...);
     if constexpr (aux) return std::pair{std::move(g), std::move(value.second)};
     else return g;
   };

@@ -32,7 +32,7 @@ A move_axis(A const& x, std::int64_t from, std::int64_t to) {
   for (std::int64_t i = 0; i < x.ndim(); ++i)
     if (i != from) perm.push_back(i);
   perm.insert(perm.begin() + to, from);
-  return bind<primitives::transpose_p>({perm}, x);
+  return jaxcc::detail::bind<primitives::transpose_p>({perm}, x);
 }
 
 /// x repeated `size` times along a new axis at `axis` (an Array, or an
@@ -44,7 +44,7 @@ A broadcast_axis(A const& x, std::int64_t size, std::int64_t axis) {
   Axes dims;
   for (std::int64_t i = 0; i <= x.ndim(); ++i)
     if (i != axis) dims.push_back(i);
-  return bind<primitives::broadcast_in_dim_p>({shape, dims}, x);
+  return jaxcc::detail::bind<primitives::broadcast_in_dim_p>({shape, dims}, x);
 }
 
 /// x with its mapped axis first; an unmapped x is broadcast to `size`.
@@ -81,7 +81,7 @@ Array<T> batched_for_broadcast(Array<T> const& x, BatchDim dim, std::int64_t ran
     shape.push_back(front.shape()[static_cast<std::size_t>(i)]);
     dims.push_back(i + missing);
   }
-  return bind<primitives::broadcast_in_dim_p>({shape, dims}, front);
+  return jaxcc::detail::bind<primitives::broadcast_in_dim_p>({shape, dims}, front);
 }
 
 /// The first mapped dimension's index among `dims` (there is one).

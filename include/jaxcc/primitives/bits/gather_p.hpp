@@ -239,7 +239,7 @@ Array<T> reversed_along(Array<T> const& x, std::int64_t axis) {
   if (n < 2) return x;
   auto [positions, data] = allocate<std::int32_t>(Shape{n});
   for (std::int64_t i = 0; i < n; ++i) data[i] = static_cast<std::int32_t>(n - 1 - i);
-  return bind<primitives::gather_p>({axis, primitives::gather_p::Mode::clip, {}, 0}, x, positions);
+  return jaxcc::detail::bind<primitives::gather_p>({axis, primitives::gather_p::Mode::clip, {}, 0}, x, positions);
 }
 
 }  // namespace jaxcc::detail

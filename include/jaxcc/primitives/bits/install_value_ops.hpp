@@ -83,6 +83,8 @@ void install_value_ops() {
     Ops::template fill<std::int16_t>(value_ops_of(DType::int16));
     Ops::template fill<bfloat16>(value_ops_of(DType::bfloat16));
     Ops::template fill<float16>(value_ops_of(DType::float16));
+    Ops::template fill<std::complex<float>>(value_ops_of(DType::complex64));
+    Ops::template fill<std::complex<double>>(value_ops_of(DType::complex128));
     detail::fill_through_float32<bfloat16>(value_ops_of(DType::bfloat16));
     detail::fill_through_float32<float16>(value_ops_of(DType::float16));
     return true;

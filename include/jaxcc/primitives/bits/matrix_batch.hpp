@@ -110,7 +110,7 @@ struct BatchesLeadingAxes {
   template <class Params, Element T>
   static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const&,
                                                     std::span<graph::BatchDim const> dims, Array<T> const& x) {
-    return {bind<Derived>(p, move_axis(x, *dims[0], 0)), 0};
+    return {jaxcc::detail::bind<Derived>(p, move_axis(x, *dims[0], 0)), 0};
   }
   /// Sharded jit: the batch of matrices stays split as it is (the result's
   /// leading axes are the same batch); each matrix is gathered whole.
@@ -121,7 +121,7 @@ struct BatchesLeadingAxes {
     auto const batch = want.dims.size() - 2;
     want.dims[batch].clear();
     want.dims[batch + 1].clear();
-    auto const out = bind<Derived>(p, reshard(AnyArray(x), layouts[0], want).template as<T>());
+    auto const out = jaxcc::detail::bind<Derived>(p, reshard(AnyArray(x), layouts[0], want).template as<T>());
     auto out_layout = graph::Layout::replicated(static_cast<std::size_t>(out.ndim()));
     std::copy(want.dims.begin(), want.dims.begin() + static_cast<std::ptrdiff_t>(batch), out_layout.dims.begin());
     return graph::Partitioned{AnyArray(out), out_layout};
@@ -201,7 +201,7 @@ Array<T> batch_matmul(Array<T> const& a, Array<T> const& b) {
   auto const r = a.ndim();
   Axes batch;
   for (std::int64_t d = 0; d + 2 < r; ++d) batch.push_back(d);
-  return bind<primitives::dot_general_p>({{r - 1}, {r - 2}, batch, batch}, a, b);
+  return jaxcc::detail::bind<primitives::dot_general_p>({{r - 1}, {r - 2}, batch, batch}, a, b);
 }
 
 }  // namespace jaxcc::detail

@@ -111,7 +111,7 @@ struct Reduction {
         if (std::find(p.axes.begin(), p.axes.end(), static_cast<std::int64_t>(d)) == p.axes.end()) out.dims.push_back(axes);
         else partial.insert(partial.end(), axes.begin(), axes.end());
       }
-      return graph::Partitioned{bind<Derived>(p, x), out, partial, Derived::partial_combine};
+      return graph::Partitioned{jaxcc::detail::bind<Derived>(p, x), out, partial, Derived::partial_combine};
     } else {
       return std::nullopt;
     }
@@ -152,7 +152,7 @@ struct Reduction {
       q.axes.push_back(a >= b ? a + 1 : a);
       before += a < b ? 1 : 0;
     }
-    return {bind<Derived>(q, x), b - before};
+    return {jaxcc::detail::bind<Derived>(q, x), b - before};
   }
 
   template <Element T>
@@ -196,7 +196,7 @@ inline Axes kept_dimensions(std::int64_t rank, Axes const& axes) {
 /// transpose (JAX's _reduce_sum_transpose_rule).
 template <Element T>
 Array<T> broadcast_over_reduced(Array<T> const& y, Shape const& operand_shape, Axes const& axes) {
-  return bind<primitives::broadcast_in_dim_p>({operand_shape, kept_dimensions(operand_shape.rank(), axes)}, y);
+  return jaxcc::detail::bind<primitives::broadcast_in_dim_p>({operand_shape, kept_dimensions(operand_shape.rank(), axes)}, y);
 }
 
 /// 1 where x equals its max (or min) `out`, else 0 (JAX's location_indicators).
@@ -212,8 +212,8 @@ Array<T> location_indicators(Array<T> const& x, Array<T> const& out, Axes const&
 template <Element T>
 Array<T> chooser_jvp(Axes const& axes, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
   auto const where = location_indicators(x, out, axes);
-  auto const counts = bind<primitives::reduce_sum_p>({axes}, where);
-  return bind<primitives::reduce_sum_p>({axes}, Array<T>(t * where)) / counts;
+  auto const counts = jaxcc::detail::bind<primitives::reduce_sum_p>({axes}, where);
+  return jaxcc::detail::bind<primitives::reduce_sum_p>({axes}, Array<T>(t * where)) / counts;
 }
 
 /// That JVP transposed: ct / counts, repeated along the reduced axes, at
@@ -221,7 +221,7 @@ Array<T> chooser_jvp(Axes const& axes, Array<T> const& out, Array<T> const& x, A
 template <Element T>
 Array<T> chooser_vjp(Axes const& axes, Array<T> const& ct, Array<T> const& out, Array<T> const& x) {
   auto const where = location_indicators(x, out, axes);
-  auto const counts = bind<primitives::reduce_sum_p>({axes}, where);
+  auto const counts = jaxcc::detail::bind<primitives::reduce_sum_p>({axes}, where);
   return where * broadcast_over_reduced(Array<T>(ct / counts), x.shape(), axes);
 }
 
@@ -273,15 +273,15 @@ Halves<T> halves(Array<T> const& rows, T fill) {
   auto const n = rows.shape()[0], n1 = (n + 1) / 2;
   Axes start(rows.shape().size(), 0), limit(rows.shape().begin(), rows.shape().end());
   limit[0] = n1;
-  auto first = bind<primitives::slice_p>({start, limit, {}}, rows);
+  auto first = jaxcc::detail::bind<primitives::slice_p>({start, limit, {}}, rows);
   start[0] = n1;
   limit[0] = n;
-  auto second = bind<primitives::slice_p>({start, limit, {}}, rows);
+  auto second = jaxcc::detail::bind<primitives::slice_p>({start, limit, {}}, rows);
   bool const padded = n - n1 != n1;
   if (padded) {
     std::vector<std::array<std::int64_t, 3>> config(rows.shape().size(), {0, 0, 0});  // (lo, hi, interior)
     config[0] = {0, 1, 0};
-    second = bind<primitives::pad_p>({std::move(config)}, second, detail::rank0_array(fill));
+    second = jaxcc::detail::bind<primitives::pad_p>({std::move(config)}, second, detail::rank0_array(fill));
   }
   return {std::move(first), std::move(second), padded};
 }
@@ -325,9 +325,9 @@ Array<T> product_tree_vjp(Axes const& axes, Array<T> const& ct, Array<T> const& 
     if (level->padded) {
       Axes start(c2.shape().size(), 0), limit(c2.shape().begin(), c2.shape().end());
       limit[0] -= 1;
-      c2 = bind<primitives::slice_p>({start, limit, {}}, c2);
+      c2 = jaxcc::detail::bind<primitives::slice_p>({start, limit, {}}, c2);
     }
-    c = bind<primitives::concatenate_p>({0}, std::vector<Array<T>>{c1, c2});
+    c = jaxcc::detail::bind<primitives::concatenate_p>({0}, std::vector<Array<T>>{c1, c2});
   }
   return rows_to_operand(c, x.shape(), axes);
 }
@@ -347,12 +347,12 @@ struct reduce_sum_p : detail::Reduction<reduce_sum_p> {
 
   template <Element T>
   static auto jvp(Params const& p, Array<T> const&, Array<T> const&, Array<T> const& t) {
-    if constexpr (detail::is_float<T>) return detail::bind<reduce_sum_p>(p, t);
+    if constexpr (InexactElement<T>) return detail::bind<reduce_sum_p>(p, t);
     else return fusion::Zero<T>{};
   }
   template <Element T>
   static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
-    if constexpr (detail::is_float<T>) return detail::broadcast_over_reduced(ct, x.shape(), p.axes);
+    if constexpr (InexactElement<T>) return detail::broadcast_over_reduced(ct, x.shape(), p.axes);
     else return graph::NoCotangent{};
   }
 };
@@ -367,12 +367,12 @@ struct reduce_prod_p : detail::Reduction<reduce_prod_p> {
 
   template <Element T>
   static auto jvp(Params const& p, Array<T> const& out, Array<T> const& x, Array<T> const& t) {
-    if constexpr (detail::is_float<T>) return detail::product_tree_jvp(p.axes, out.shape(), x, t);
+    if constexpr (InexactElement<T>) return detail::product_tree_jvp(p.axes, out.shape(), x, t);
     else return fusion::Zero<T>{};
   }
   template <Element T>
   static auto vjp(Params const& p, Array<T> const& ct, Array<T> const&, Array<T> const& x) {
-    if constexpr (detail::is_float<T>) return detail::product_tree_vjp(p.axes, ct, x);
+    if constexpr (InexactElement<T>) return detail::product_tree_vjp(p.axes, ct, x);
     else return graph::NoCotangent{};
   }
 };

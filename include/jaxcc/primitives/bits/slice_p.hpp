@@ -341,7 +341,7 @@ Array<P> iota_along(std::int64_t n, std::int64_t axis, std::int64_t rank) {
 /// x's elements in row-major order at `positions` (all in range).
 template <class Gather, Element T, Element P>
 Array<T> take_flat(Array<T> const& x, Array<P> const& positions) {
-  return bind<Gather>({0, Gather::Mode::clip, std::nullopt}, x.reshape(Shape{x.size()}), positions);
+  return jaxcc::detail::bind<Gather>({0, Gather::Mode::clip, std::nullopt}, x.reshape(Shape{x.size()}), positions);
 }
 
 /// dynamic_slice with mapped starts: example e's window element j is element
@@ -451,7 +451,7 @@ Array<T> slice_in_dim(Array<T> const& x, std::int64_t start, std::int64_t stop, 
   starts[d] = start;
   limits[d] = stop;
   strides[d] = stride;
-  return bind<primitives::slice_p>({starts, limits, strides}, x);
+  return jaxcc::detail::bind<primitives::slice_p>({starts, limits, strides}, x);
 }
 
 }  // namespace jaxcc::detail

@@ -80,16 +80,18 @@ struct SpmdOps {
         return reshard(x.as<T>(), from, to);
       };
       ops.combine = [](AnyArray const& x, std::string const& axis, graph::PartialCombine how) -> AnyArray {
-        switch (how) {
-          case graph::PartialCombine::max: return lax::pmax(x.as<T>(), axis);
-          case graph::PartialCombine::min: return lax::pmin(x.as<T>(), axis);
-          case graph::PartialCombine::sum: break;
+        if constexpr (!ComplexElement<T>) {  // complex numbers have no order: only sums are partial
+          switch (how) {
+            case graph::PartialCombine::max: return lax::pmax(x.as<T>(), axis);
+            case graph::PartialCombine::min: return lax::pmin(x.as<T>(), axis);
+            case graph::PartialCombine::sum: break;
+          }
         }
         return lax::psum(x.as<T>(), axis);
       };
-      if constexpr (is_float<T>)
+      if constexpr (InexactElement<T>)
         ops.scale = [](AnyArray const& x, double factor) -> AnyArray {
-          return Array<T>(x.as<T>() * static_cast<compute_t<T>>(factor));
+          return Array<T>(x.as<T>() * static_cast<real_t<compute_t<T>>>(factor));
         };
     } else {
       static constexpr DType carrier = dtype_of<mesh_carrier_t<T>>;
