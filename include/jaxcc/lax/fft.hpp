@@ -20,11 +20,13 @@ template <class T>
 using to_complex_t =
     std::conditional_t<std::same_as<T, double> || std::same_as<T, std::complex<double>>, std::complex<double>,
                        std::complex<float>>;
-/// The operand dtype an FFT of `Kind` converts T to.
+/// The operand dtype an FFT of `Kind` converts T to (for RFFT: float64
+/// stays, integers and bool become float32; lax::fft refuses the others).
 template <primitives::FftKind Kind, class T>
-using fft_operand_t =
-    std::conditional_t<Kind == primitives::FftKind::RFFT, std::conditional_t<std::integral<T>, float, T>,
-                       to_complex_t<T>>;
+using fft_operand_t = std::conditional_t<
+    Kind == primitives::FftKind::RFFT,
+    std::conditional_t<std::same_as<T, double>, double, std::conditional_t<ComplexElement<T>, T, float>>,
+    to_complex_t<T>>;
 }  // namespace jaxcc::detail
 
 namespace jaxcc::lax {
@@ -53,7 +55,7 @@ Array<jaxcc::detail::fft_result_t<Kind, jaxcc::detail::fft_operand_t<Kind, value
   using U = jaxcc::detail::fft_operand_t<Kind, T>;
   if constexpr (Kind == primitives::FftKind::RFFT && ComplexElement<T>) {
     throw Error("lax::fft: only real valued inputs supported for rfft");
-  } else if constexpr (Kind == primitives::FftKind::RFFT && !(std::same_as<U, float> || std::same_as<U, double>)) {
+  } else if constexpr (Kind == primitives::FftKind::RFFT && jaxcc::detail::is_half_float<T>) {
     throw Error("lax::fft: RFFT input must be float32 or float64, got " + std::string(name(dtype_of<T>)));
   } else {
     auto const x = as_array(a).template astype<U>();
