@@ -336,3 +336,26 @@ TEST_CASE("complex: jacfwd and jacrev with holomorphic give f'(z), and JAX's err
   CHECK(message_of([&] { jaxcc::jacfwd([](Array<float> const& a) { return a; }, jaxcc::holomorphic)(x); }) ==
         "jacfwd with holomorphic=True requires inputs with complex dtype, but got float32.");
 }
+
+TEST_CASE("complex: long fused regions (xsimd batches of complex numbers, any width) match std::complex", "[complex][simd]") {
+  // 37 elements: full batches and a tail at every SIMD width.
+  std::vector<c64> a, b;
+  for (int i = 0; i < 37; ++i) {
+    a.emplace_back(0.25f * static_cast<float>(i) - 3, 1.5f - 0.125f * static_cast<float>(i));
+    b.emplace_back(0.5f + 0.0625f * static_cast<float>(i), 0.75f * static_cast<float>(i % 5) - 1);
+  }
+  auto const x = jnp::array<c64>(a, {37});
+  auto const y = jnp::array<c64>(b, {37});
+  Array<c64> const got = -(x * y + x - y * 2.f) + jnp::square(y);
+  std::vector<double> expected;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto const v = -(a[i] * b[i] + a[i] - b[i] * 2.f) + b[i] * b[i];
+    expected.push_back(v.real());
+    expected.push_back(v.imag());
+  }
+  CHECK(mismatches(flat(got), expected, 1e-6, 1e-6) == "");
+  CHECK(mismatches(flat(Array<c64>(jaxcc::jit([](Array<c64> const& p, Array<c64> const& q) {
+                     return Array<c64>(-(p * q + p - q * 2.f) + jnp::square(q));
+                   })(x, y))),
+                   expected, 1e-6, 1e-6) == "");
+}
