@@ -6,9 +6,12 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/optim.hpp>
 
+#include "catch.hpp"
+
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,6 +80,48 @@ std::vector<double> doubles(Array<T> const& a) {
   std::vector<double> out;
   for (auto v : a.to_vector()) out.push_back(static_cast<double>(v));
   return out;
+}
+
+/// One row of tests/golden/optim_cases.inc's optimizer cases.
+struct Golden {
+  std::string name;
+  std::vector<double> b, w;
+  std::size_t state_leaves;
+  std::vector<double> first_leaf;
+};
+
+inline Golden const& golden(std::string const& name) {
+  static std::vector<Golden> const all = {
+#define JAXCC_OPTIM_OPTIMIZER_CASES
+#include "golden/optim_cases.inc"
+#undef JAXCC_OPTIM_OPTIMIZER_CASES
+  };
+  for (auto const& g : all)
+    if (g.name == name) return g;
+  throw std::runtime_error("no golden case " + name);
+}
+
+/// Runs `opt` as optim_cases.py runs the case `name` and checks the final
+/// params, the number of state leaves and the first one against optax's.
+template <class Opt>
+void check_golden(std::string const& name, Opt const& opt) {
+  INFO(name);
+  Golden const& expected = golden(name);
+  auto const [p, state] = run(opt);
+  CHECK(mismatches(doubles(p.at("b")), expected.b) == "");
+  CHECK(mismatches(doubles(p.at("w")), expected.w) == "");
+  auto const leaves = jaxcc::tree::leaves(state);
+  REQUIRE(leaves.size() == expected.state_leaves);
+  if (leaves.empty()) return;
+  auto const& first = leaves.front();
+  if constexpr (std::is_same_v<std::decay_t<decltype(first)>, jaxcc::AnyArray>) {
+    if (first.dtype() == jaxcc::DType::int32)
+      CHECK(mismatches(doubles(first.template as<std::int32_t>()), expected.first_leaf) == "");
+    else
+      CHECK(mismatches(doubles(first.template as<float>()), expected.first_leaf) == "");
+  } else {
+    CHECK(mismatches(doubles(first), expected.first_leaf) == "");
+  }
 }
 
 }  // namespace optim_problem

@@ -67,6 +67,14 @@ OPTIMIZERS = {
         optax.add_decayed_weights(optax.linear_schedule(0.5, 0.0, 10)), optax.sgd(0.1)),
     "chain(scale_by_schedule(exponential), scale(-0.1))": optax.chain(
         optax.scale_by_schedule(optax.exponential_decay(1.0, 4, 0.5)), optax.scale(-0.1)),
+    "chain(trace(0.5, nesterov=True), scale(-0.1))": optax.chain(optax.trace(0.5, nesterov=True), optax.scale(-0.1)),
+    "chain(scale_by_rss(), scale(-0.1))": optax.chain(optax.scale_by_rss(), optax.scale(-0.1)),
+    "chain(scale_by_trust_ratio(), scale(-0.1))": optax.chain(optax.scale_by_trust_ratio(), optax.scale(-0.1)),
+    "chain(scale_by_param_block_rms(), scale(-0.1))": optax.chain(optax.scale_by_param_block_rms(), optax.scale(-0.1)),
+    "chain(scale_by_factored_rms(min_dim_size_to_factor=2), scale(-0.05))": optax.chain(
+        optax.scale_by_factored_rms(min_dim_size_to_factor=2), optax.scale(-0.05)),
+    "chain(masked(sgd(0.1), lambda p: MASK), scale(-0.5))": optax.chain(
+        optax.masked(optax.sgd(0.1), lambda p: MASK), optax.scale(-0.5)),
     "chain(masked(trace(0.9), MASK), scale(-0.1))": optax.chain(optax.masked(optax.trace(0.9), MASK), optax.scale(-0.1)),
     "MultiSteps(adam(0.05), 3)": optax.MultiSteps(optax.adam(0.05), 3).gradient_transformation(),
     "MultiSteps(sgd(0.1), 4, use_grad_mean=False)": optax.MultiSteps(optax.sgd(0.1), 4, use_grad_mean=False)
