@@ -7,7 +7,9 @@
 #include <functional>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
