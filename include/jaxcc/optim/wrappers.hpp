@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "jaxcc/numpy/elementwise.hpp"
+#include "jaxcc/numpy/ufuncs.hpp"
 #include "jaxcc/optim/base.hpp"
 
 namespace jaxcc::optim {
