@@ -9,8 +9,8 @@ scikit-learn under scikit-learn's BSD 3-Clause license
 (https://github.com/scikit-learn/scikit-learn/blob/main/COPYING). See
 examples/data/README.md.
 
-Writes (np.savez_compressed) x_train (1437, 1, 8, 8) uint8, y_train (1437,)
-int32, x_test (360, 1, 8, 8) uint8, y_test (360,) int32. Needs numpy and
+Writes (np.savez_compressed) x_train (1438, 1, 8, 8) uint8, y_train (1438,)
+int32, x_test (359, 1, 8, 8) uint8, y_test (359,) int32. Needs numpy and
 scikit-learn:
     /work/venv/bin/python examples/data/make_digits.py
 """
