@@ -10,6 +10,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
+#include "jaxcc/numpy/complex.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/reshape.hpp"
@@ -106,10 +107,11 @@ auto matmul(A const& a_in, B const& b_in) {
   return identity ? out : lax::transpose(out, perm);
 }
 
-/// numpy.vdot: the dot product of the flattened operands.
+/// numpy.vdot: the dot product of the flattened operands, the first one
+/// conjugated when it is complex.
 template <ArrayLike A, ArrayLike B>
 auto vdot(A const& a, B const& b) {
-  return dot(as_array(a).reshape({-1}), as_array(b).reshape({-1}));
+  return dot(numpy::conj(as_array(a)).reshape({-1}), as_array(b).reshape({-1}));
 }
 
 /// numpy.outer: out[i, j] = a.ravel()[i] * b.ravel()[j].
