@@ -100,7 +100,7 @@ inline std::byte const* first_element(ArrayImpl const& impl, std::size_t item_by
 
 /// A strided copy of elements of Size bytes, from `in` walked by `strides`
 /// to `out` walked by `out_strides` (a memcpy of a constant size is one move:
-/// no element type is needed, so four copies serve every dtype).
+/// no element type is needed, so five copies serve every dtype).
 template <std::size_t Size>
 void copy_strided(std::byte const* in, Shape const& shape, Strides const& strides, std::byte* out,
                   Strides const& out_strides) {
@@ -120,7 +120,8 @@ inline void copy_elements(ArrayImpl const& impl, std::size_t item_bytes, void* o
     case 1: return copy_strided<1>(in, impl.shape, impl.strides, to, out_strides);
     case 2: return copy_strided<2>(in, impl.shape, impl.strides, to, out_strides);
     case 4: return copy_strided<4>(in, impl.shape, impl.strides, to, out_strides);
-    default: return copy_strided<8>(in, impl.shape, impl.strides, to, out_strides);
+    case 8: return copy_strided<8>(in, impl.shape, impl.strides, to, out_strides);
+    default: return copy_strided<16>(in, impl.shape, impl.strides, to, out_strides);  // complex128
   }
 }
 
