@@ -87,6 +87,13 @@ inline Shape broadcast_batch(Shape const& a, Shape const& b) {
 /// slogdet of each matrix of a square stack, as JAX's _slogdet_lu: the
 /// sign from the pivots' parity and the signs of U's diagonal (0 when that
 /// holds a zero), log|det| the sum of log|U_ii| (-inf for a zero).
+/// A real array as complex numbers, x + 0i (lax::complex: astype's
+/// derivative does not transpose from complex to real).
+template <FloatElement R>
+Array<std::complex<R>> as_complex(Array<R> const& x) {
+  return lax::complex(x, Array<R>(x * R(0)));
+}
+
 /// For a complex matrix the sign is the product of the diagonal's phases
 /// diag / |diag| (and of the pivots' parity), log|det| real.
 template <Element T>
@@ -104,7 +111,7 @@ std::tuple<Array<T>, Array<real_t<T>>> slogdet_lu(Array<T> const& a) {
   };
   Array<T> sign;
   if constexpr (ComplexElement<T>) {
-    sign = Array<T>(numpy::prod(Array<T>(diag / abs_diag.template astype<T>()), -1) * parity_sign(swaps));
+    sign = Array<T>(numpy::prod(Array<T>(diag / detail::as_complex(abs_diag)), -1) * parity_sign(swaps));
   } else {
     auto const negative = numpy::sum(Array<bool>(diag < T(0)).template astype<Count>(), -1);
     sign = parity_sign(Array<Count>(swaps + negative));
@@ -184,7 +191,7 @@ std::tuple<Array<float_t<value_type_t<A>>>, Array<real_t<float_t<value_type_t<A>
   if constexpr (ComplexElement<T>) {
     // d / |d|, 0 where d is 0 (JAX's sign of a complex number).
     auto const safe = Array<R>(where(abs_d == R(0), R(1), abs_d));
-    return {where(abs_d == R(0), T(0), Array<T>(d / safe.template astype<T>())), log(abs_d)};
+    return {where(abs_d == R(0), T(0), Array<T>(d / detail::as_complex(safe))), log(abs_d)};
   } else {
     return {sign(d), log(abs_d)};
   }
@@ -204,7 +211,8 @@ Array<float_t<value_type_t<A>>> det(A const& a_in) {
     return e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0) + e(0, 2) * e(1, 0) * e(2, 1) -
            e(0, 2) * e(1, 1) * e(2, 0) - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2);
   auto const [s, logdet] = slogdet(a);
-  return s * Array<real_t<T>>(exp(logdet)).template astype<T>();
+  if constexpr (ComplexElement<T>) return s * detail::as_complex(Array<real_t<T>>(exp(logdet)));
+  else return s * exp(logdet);
 }
 
 /// jnp.linalg.matrix_power: each matrix of a (..., n, n) stack to the
