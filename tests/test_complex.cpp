@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <jaxcc/jaxcc.hpp>
+#include <jaxcc/eigen.hpp>
 #include <jaxcc/testing.hpp>
 
 #include "support.hpp"
@@ -265,4 +266,73 @@ TEST_CASE("complex: complex128 and conversions between real and complex", "[comp
   // float64 beside complex64 is complex128, as jnp.promote_types.
   auto const mixed = jnp::array<double>({1.0, 2.0}) * narrowed;
   CHECK(mixed.dtype() == jaxcc::DType::complex128);
+}
+
+TEST_CASE("complex: a std::complex scalar beside a real array is a weak complex", "[complex][dtype]") {
+  using namespace std::complex_literals;
+  auto const i32 = jnp::array<std::int32_t>({1, 2});
+  auto const c = i32 * 1i;  // weak complex with int32: complex64, JAX's default without x64
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(c)>, c64>);
+  CHECK(flat(Array<c64>(c)) == std::vector<double>{0, 1, 0, 2});
+  auto const f64 = jnp::array<double>({0.5}) + c64(0, 1);  // float64 with a weak complex: complex128
+  STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(f64)>, c128>);
+}
+
+TEST_CASE("complex: Eigen interop both ways", "[complex][eigen]") {
+  Eigen::MatrixXcf m(2, 2);
+  m << c64(1, 2), c64(3, -1), c64(0, 0.5f), c64(-2, 0);
+  auto x = jaxcc::from_eigen(m);
+  STATIC_REQUIRE(std::is_same_v<decltype(x), Array<c64>>);
+  CHECK(flat(x) == std::vector<double>{1, 2, 3, -1, 0, 0.5, -2, 0});
+  auto const product = jaxcc::to_eigen(Array<c64>(jnp::matmul(x, x)));
+  Eigen::MatrixXcf const expected = m * m;
+  CHECK(product.isApprox(expected));
+}
+
+TEST_CASE("complex: sharded arrays stay split under eager ops, jit and grad", "[complex][partition]") {
+  using jaxcc::NamedSharding;
+  using jaxcc::P;
+  auto const mesh = jaxcc_test::mesh_of({2}, {"x"});
+  auto const z = jaxcc::lax::complex(jaxcc_test::smooth({4, 3}), jaxcc_test::smooth({4, 3}, 0.5, 0.1));
+  auto const rows = NamedSharding(mesh, P("x"));
+  auto const split = jaxcc::device_put(z, rows);
+  auto const f = [](Array<c128> const& a) { return Array<c128>(jnp::exp(a) * jnp::conj(a)); };
+  auto const loss = [](Array<c128> const& a) { return jnp::sum(jnp::abs(jnp::exp(a) * a)); };
+  auto const eager = f(split);
+  CHECK(eager.sharding() == rows);
+  CHECK(mismatches(flat(eager), flat(f(z)), 1e-14, 1e-14) == "");
+  auto const jitted = jaxcc::jit(f)(split);
+  CHECK(jitted.sharding() == rows);
+  CHECK(mismatches(flat(jitted), flat(f(z)), 1e-14, 1e-14) == "");
+  auto const grads = jaxcc::jit(jaxcc::grad(loss))(split);
+  CHECK(mismatches(flat(grads), flat(jaxcc::grad(loss)(z)), 1e-13, 1e-13) == "");
+}
+
+TEST_CASE("complex: jacfwd and jacrev with holomorphic give f'(z), and JAX's errors without", "[complex][jacobian]") {
+  auto const z = jnp::array<c64>({c64(0.5f, 1), c64(-1, 0.25f)});
+  auto const f = [](Array<c64> const& a) { return Array<c64>(a * a * jnp::exp(a)); };
+  auto const expected = [&] {  // d/dz z^2 e^z = (2z + z^2) e^z, on the diagonal
+    std::vector<double> out;
+    for (std::int64_t i = 0; i < 2; ++i)
+      for (std::int64_t j = 0; j < 2; ++j) {
+        auto const v = z.to_vector()[static_cast<std::size_t>(i)];
+        auto const d = i == j ? (2.f * v + v * v) * std::exp(v) : c64(0, 0);
+        out.push_back(d.real());
+        out.push_back(d.imag());
+      }
+    return out;
+  }();
+  CHECK(mismatches(flat(jaxcc::jacfwd(f, jaxcc::holomorphic)(z)), expected, 1e-6, 1e-6) == "");
+  CHECK(mismatches(flat(jaxcc::jacrev(f, jaxcc::holomorphic)(z)), expected, 1e-6, 1e-6) == "");
+  CHECK(message_of([&] { jaxcc::jacrev(f)(z); }) ==
+        "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got complex64. "
+        "For holomorphic differentiation, pass jaxcc::holomorphic. For differentiation of non-holomorphic functions "
+        "involving complex outputs, use jaxcc::vjp directly.");
+  CHECK(message_of([&] { jaxcc::jacfwd(f)(z); }) ==
+        "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got complex64. "
+        "For holomorphic differentiation, pass jaxcc::holomorphic. For differentiation of non-holomorphic functions "
+        "involving complex inputs or integer inputs, use jaxcc::jvp directly.");
+  auto const x = jnp::ones<float>({2});
+  CHECK(message_of([&] { jaxcc::jacfwd([](Array<float> const& a) { return a; }, jaxcc::holomorphic)(x); }) ==
+        "jacfwd with holomorphic=True requires inputs with complex dtype, but got float32.");
 }

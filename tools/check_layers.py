@@ -26,6 +26,7 @@ LAYERS = [
     ["fusion"],  # the elementwise ops, fused regions and their programs
     ["primitives"],  # every other primitive with its rules
     ["tree"],  # pytrees
+    ["io"],  # files: .npy, .npz, .safetensors, pytree checkpoints
     ["tracing"],  # a C++ function over pytrees traced into a closed program; reverse mode's value operations
     ["lax"],  # jax.lax
     ["numpy", "nn", "scipy"],  # jax.numpy, jax.nn, jax.scipy

@@ -232,9 +232,16 @@ class Buffer {
  public:
   explicit Buffer(std::size_t bytes)
       : bytes_(BufferCache::round_up(bytes)), data_(BufferCache::instance().acquire(bytes_)) {}
+  /// `bytes` at `data`, memory the cache does not own: `owner` keeps it
+  /// alive (a file's mapping, jaxcc/io/npy.hpp) and frees it when the last
+  /// array on it goes.
+  Buffer(void* data, std::size_t bytes, std::shared_ptr<void const> owner) noexcept
+      : bytes_(bytes), data_(data), owner_(std::move(owner)) {}
   Buffer(Buffer const&) = delete;
   Buffer& operator=(Buffer const&) = delete;
-  ~Buffer() { BufferCache::instance().release(data_, bytes_); }
+  ~Buffer() {
+    if (!owner_) BufferCache::instance().release(data_, bytes_);
+  }
 
   void* data() const noexcept { return data_; }
   std::size_t bytes() const noexcept { return bytes_; }
@@ -242,6 +249,7 @@ class Buffer {
  private:
   std::size_t bytes_;
   void* data_;
+  std::shared_ptr<void const> owner_;
 };
 
 }  // namespace jaxcc::detail

@@ -123,10 +123,38 @@ graph::MaybeArray program_jvp(Program const& p, std::span<AnyArray const> primal
   return apply_program(program, std::move(inputs));
 }
 
+/// The transpose, at `ct`, of the linear map `tangent_at` (a seed of the
+/// input's dtype to the tangent of the result), in JAX's convention (no
+/// conjugation). An elementwise map's Jacobian is diagonal, multiplication
+/// by some c: where input and result are both real or both complex, its
+/// transpose is the map itself. A real input of a complex result, t -> c t,
+/// transposes to real(c ct) = real(c real(ct)) + imag(c (-imag(ct))); a
+/// complex input of a real result, t -> real(c t), to c ct = real(c ct) +
+/// i real(c (-i ct)).
+template <class TangentAt>
+AnyArray transpose_diagonal(TangentAt const& tangent_at, AnyArray const& ct, DType input, DType result) {
+  namespace values = graph::values;
+  auto const as = [](AnyArray const& x, DType to) { return x.dtype() == to ? x : values::convert(x, to); };
+  if (is_complex(result) && !is_complex(input)) {
+    auto const a = as(tangent_at(as(ct, input)), input);
+    auto const b = values::imag(tangent_at(as(values::imag(values::conj(ct)), input)));
+    return values::add(a, as(b, input));
+  }
+  if (is_complex(input) && !is_complex(result)) {
+    auto const part = input == DType::complex128 ? DType::float64 : DType::float32;
+    auto const r = as(ct, part);
+    auto const zero = jaxcc::detail::zeros_view(part, r.shape());
+    auto const re = as(tangent_at(values::make_complex(input, r, zero)), part);
+    auto const im = as(tangent_at(values::conj(values::make_complex(input, zero, r))), part);
+    return values::make_complex(input, re, im);
+  }
+  return tangent_at(ct.dtype() == input ? ct : values::convert(ct, input));
+}
+
 /// The cotangent of each wanted float input of `p` from its result's
-/// cotangent `ct`: the tangent with `ct` as that input's (an elementwise
-/// map's Jacobian is diagonal), summed over the dimensions the input was
-/// broadcast along, in the input's dtype.
+/// cotangent `ct`: the transposed tangent map of that input (an elementwise
+/// map's Jacobian is diagonal; transpose_diagonal), summed over the
+/// dimensions the input was broadcast along, in the input's dtype.
 template <class = void>
 std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct, std::span<AnyArray const> primals,
                                            graph::Wanted wanted) {
@@ -142,9 +170,12 @@ std::vector<graph::MaybeArray> program_vjp(Program const& p, AnyArray const& ct,
     };
     auto const program = DerivedPrograms::of_this_thread().get(p, (std::uint64_t{1} << 63) | k, build);
     if (!program) continue;
-    std::vector<AnyArray> inputs(primals.begin(), primals.end());
-    inputs.push_back(ct.dtype() == dtypes[k] ? ct : graph::values::convert(ct, dtypes[k]));
-    auto c = apply_program(program, std::move(inputs));
+    auto const tangent_at = [&](AnyArray const& seed) {
+      std::vector<AnyArray> inputs(primals.begin(), primals.end());
+      inputs.push_back(seed);
+      return apply_program(program, std::move(inputs));
+    };
+    auto c = transpose_diagonal(tangent_at, ct, dtypes[k], p.dtype());
     if (!(c.shape() == primals[k].shape())) c = graph::values::sum_to_shape(c, primals[k].shape());
     if (c.dtype() != dtypes[k]) c = graph::values::convert(c, dtypes[k]);
     out[k] = std::move(c);

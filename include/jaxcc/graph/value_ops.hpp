@@ -30,8 +30,14 @@ struct ValueOps {
   AnyArray (*sum_to_shape)(AnyArray const& x, Shape const& shape) = nullptr;
   /// x summed over `axes` (reduce_sum).
   AnyArray (*reduce_sum)(AnyArray const& x, Axes const& axes) = nullptr;
-  /// x converted to float dtype `to`.
+  /// x converted to float dtype `to` (a complex x to a real dtype: its real part).
   AnyArray (*convert)(AnyArray const& x, DType to) = nullptr;
+  /// Complex dtypes: the imaginary part, the conjugate, and re + i im of two
+  /// real arrays of the complex dtype's parts (complex cotangents of fused
+  /// regions that mix real and complex values).
+  AnyArray (*imag)(AnyArray const& x) = nullptr;
+  AnyArray (*conj)(AnyArray const& x) = nullptr;
+  AnyArray (*make_complex)(AnyArray const& re, AnyArray const& im) = nullptr;
   // batching (installed by vmap, transforms/vmap.hpp)
   AnyArray (*move_axis)(AnyArray const& x, std::int64_t from, std::int64_t to) = nullptr;
   AnyArray (*broadcast_axis)(AnyArray const& x, std::int64_t size, std::int64_t at) = nullptr;
@@ -90,6 +96,12 @@ inline AnyArray reduce_sum(AnyArray const& x, Axes const& axes) {
 }
 inline AnyArray convert(AnyArray const& x, DType to) {
   return value_op(x.dtype(), &ValueOps::convert, "convert_element_type")(x, to);
+}
+inline AnyArray imag(AnyArray const& x) { return value_op(x.dtype(), &ValueOps::imag, "imag")(x); }
+inline AnyArray conj(AnyArray const& x) { return value_op(x.dtype(), &ValueOps::conj, "conj")(x); }
+/// re + i im, at the complex dtype `to`.
+inline AnyArray make_complex(DType to, AnyArray const& re, AnyArray const& im) {
+  return value_op(to, &ValueOps::make_complex, "complex")(re, im);
 }
 inline AnyArray move_axis(AnyArray const& x, std::int64_t from, std::int64_t to) {
   return value_op(x.dtype(), &ValueOps::move_axis, "move_axis")(x, from, to);

@@ -10,7 +10,6 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
-#include "jaxcc/numpy/complex.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/primitives/reshape.hpp"
@@ -108,10 +107,12 @@ auto matmul(A const& a_in, B const& b_in) {
 }
 
 /// numpy.vdot: the dot product of the flattened operands, the first one
-/// conjugated when it is complex.
+/// conjugated where it is complex.
 template <ArrayLike A, ArrayLike B>
 auto vdot(A const& a, B const& b) {
-  return dot(numpy::conj(as_array(a)).reshape({-1}), as_array(b).reshape({-1}));
+  auto const x = as_array(a).reshape({-1});
+  if constexpr (ComplexElement<value_type_t<A>>) return dot(detail::conjugate(x), as_array(b).reshape({-1}));
+  else return dot(x, as_array(b).reshape({-1}));
 }
 
 /// numpy.outer: out[i, j] = a.ravel()[i] * b.ravel()[j].

@@ -19,6 +19,7 @@
 #include "jaxcc/graph/trace.hpp"
 #include "jaxcc/graph/value_ops.hpp"
 #include "jaxcc/primitives/bits/install_value_ops.hpp"
+#include "jaxcc/primitives/complex_parts.hpp"
 #include "jaxcc/primitives/reduce.hpp"
 #include "jaxcc/primitives/reshape.hpp"
 #include "jaxcc/tree/flatten.hpp"
@@ -48,6 +49,26 @@ Array<T> sum_to_shape(Array<T> const& x, Shape const& shape) {
   return lax::reshape(jaxcc::detail::bind<primitives::reduce_sum_p>({axes}, x), shape);
 }
 
+/// A cotangent converted to `to`, as convert_element_type converts: a
+/// complex one to a real dtype keeps its real part, a real one to a complex
+/// dtype takes a zero imaginary part (JAX's transposes of those conversions).
+template <class = void>
+AnyArray converted_cotangent(AnyArray const& x, DType to) {
+  auto const real = [](AnyArray const& r, DType real_to) {
+    if (real_to == DType::float64 || real_to == DType::float32) return float_converted(r, real_to);
+    return float_converted(float_converted(r, DType::float32), real_to);
+  };
+  if (x.dtype() == to) return x;
+  if (is_complex(x.dtype()) && is_complex(to))
+    return make_complex(real(real_part(x), real_dtype(to)), real(imag_part(x), real_dtype(to)));
+  if (is_complex(x.dtype())) return real(real_part(x), to);
+  if (is_complex(to)) {
+    auto const re = real(x, real_dtype(to));
+    return make_complex(re, AnyArray(zeros_view(re.dtype(), re.shape())));
+  }
+  return real(x, to);
+}
+
 /// Reverse mode's operations on values (graph/value_ops.hpp): cotangents
 /// are summed where a value is read twice, and a fused region's cotangent
 /// for a broadcast leaf is summed to the leaf's shape and converted to its
@@ -64,10 +85,12 @@ struct ReverseOps {
       };
       // float64 to a 16-bit float goes through float32, as the 16-bit
       // floats' own operations compute.
-      ops.convert = [](AnyArray const& x, DType to) -> AnyArray {
-        if (to == DType::float64 || to == DType::float32) return float_converted(x, to);
-        return float_converted(float_converted(x, DType::float32), to);
-      };
+      ops.convert = [](AnyArray const& x, DType to) -> AnyArray { return converted_cotangent(x, to); };
+      if constexpr (ComplexElement<T>) {
+        ops.imag = [](AnyArray const& x) -> AnyArray { return imag_part(x); };
+        ops.conj = [](AnyArray const& x) -> AnyArray { return conjugate(x); };
+        ops.make_complex = [](AnyArray const& re, AnyArray const& im) -> AnyArray { return make_complex(re, im); };
+      }
     }
   }
 };

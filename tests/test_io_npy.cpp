@@ -1,0 +1,191 @@
+// jaxcc::io::load_npy and save_npy (io/npy.hpp): the files numpy writes
+// (tests/golden/io_files.py) at every dtype, order, byte order and format
+// version, copied and memory-mapped; files written byte for byte as np.save
+// writes them; bad files, and fuzzed ones, each a jaxcc::Error.
+#include "catch.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+
+#include <jaxcc/io/npy.hpp>
+#include <jaxcc/jaxcc.hpp>
+#include <jaxcc/testing/catch.hpp>
+
+#include "io_support.hpp"
+#include "support.hpp"
+
+namespace test_io_npy {
+
+using jaxcc::AnyArray;
+using jaxcc::Array;
+using jaxcc::Shape;
+using jaxcc_test::message_of;
+using jaxcc_test::io::expected;
+using jaxcc_test::io::golden;
+using jaxcc_test::io::holds_expected;
+using jaxcc_test::io::lacks;
+using jaxcc_test::io::read_bytes;
+using jaxcc_test::io::Scratch;
+using jaxcc_test::io::write_bytes;
+namespace io = jaxcc::io;
+
+template <class T>
+void check_dtype(std::string const& name) {
+  CAPTURE(name);
+  bool const multibyte = sizeof(T) > 1 && !std::same_as<T, jaxcc::bfloat16>;
+  for (std::string order : {"C", "F"})
+    for (std::string endian : {"le", "be"}) {
+      if (endian == "be" && !multibyte) continue;
+      auto const file = golden("npy/" + name + "_" + order + "_" + endian + ".npy");
+      CAPTURE(file);
+      CHECK(holds_expected<T>(io::load_npy(file), Shape{2, 3}));
+      CHECK(holds_expected<T>(io::load_npy(file, true), Shape{2, 3}));
+      CHECK(io::load_npy<T>(file).to_vector() == io::load_npy(file).as<T>().to_vector());
+      // A Fortran-ordered file is a column-major view, not a copy.
+      CHECK(io::load_npy(file).visit([](auto const& a) { return a.is_contiguous(); }) == (order == "C"));
+    }
+}
+
+TEST_CASE("load_npy reads numpy's files at every dtype, order and byte order") {
+  check_dtype<bool>("bool");
+  check_dtype<std::int8_t>("int8");
+  check_dtype<std::uint8_t>("uint8");
+  check_dtype<std::int16_t>("int16");
+  check_dtype<std::int32_t>("int32");
+  check_dtype<std::int64_t>("int64");
+  check_dtype<std::uint32_t>("uint32");
+  check_dtype<jaxcc::float16>("float16");
+  check_dtype<jaxcc::bfloat16>("bfloat16");
+  check_dtype<float>("float32");
+  check_dtype<double>("float64");
+  check_dtype<std::complex<float>>("complex64");
+  check_dtype<std::complex<double>>("complex128");
+}
+
+TEST_CASE("load_npy reads format versions 2.0 and 3.0, 0-d, empty and 3-d Fortran arrays") {
+  CHECK(holds_expected<float>(io::load_npy(golden("npy/float32_v2.npy")), Shape{2, 3}));
+  CHECK(holds_expected<float>(io::load_npy(golden("npy/float32_v3.npy")), Shape{2, 3}));
+  CHECK(holds_expected<double>(io::load_npy(golden("npy/float64_0d.npy")), Shape{}));
+  CHECK(holds_expected<std::int32_t>(io::load_npy(golden("npy/int32_empty.npy")), Shape{0, 4}));
+  CHECK(holds_expected<std::int32_t>(io::load_npy(golden("npy/int32_empty.npy"), true), Shape{0, 4}));
+  CHECK(holds_expected<float>(io::load_npy(golden("npy/float32_3d_F.npy")), Shape{2, 3, 4}));
+  CHECK(holds_expected<float>(io::load_npy(golden("npy/float32_3d_F.npy"), true), Shape{2, 3, 4}));
+}
+
+TEST_CASE("load_npy<T> wants the stored dtype exactly") {
+  auto const file = golden("npy/float32_C_le.npy");
+  auto const message = message_of([&] { io::load_npy<double>(file); });
+  CHECK(lacks(message, "float32_C_le.npy", "dtype float32, not float64") == "");
+}
+
+TEST_CASE("save_npy writes what np.save writes, byte for byte") {
+  Scratch scratch("save_npy");
+  for (std::string name : {"bool", "int8", "uint8", "int16", "int32", "int64", "uint32", "float16", "bfloat16",
+                           "float32", "float64", "complex64", "complex128"})
+    for (std::string order : {"C", "F"}) {
+      auto const file = golden("npy/" + name + "_" + order + "_le.npy");
+      CAPTURE(file);
+      auto const out = scratch / (name + order + ".npy");
+      io::save_npy(out, io::load_npy(file));
+      CHECK(read_bytes(out) == read_bytes(file));
+    }
+  for (std::string name : {"float64_0d", "int32_empty", "float32_3d_F"}) {
+    auto const out = scratch / (name + ".npy");
+    io::save_npy(out, io::load_npy(golden("npy/" + name + ".npy"), true));
+    CHECK(read_bytes(out) == read_bytes(golden("npy/" + name + ".npy")));
+  }
+  // A view that is neither row- nor column-major is written row-major.
+  namespace jnp = jaxcc::numpy;
+  auto const x = jnp::arange<float>(24).reshape({2, 3, 4});
+  auto const view = jnp::transpose(x, {1, 0, 2});
+  io::save_npy(scratch / "view.npy", view);
+  std::vector<float> want;
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 2; ++i)
+      for (int k = 0; k < 4; ++k) want.push_back(static_cast<float>(i * 12 + j * 4 + k));
+  CHECK(io::load_npy<float>(scratch / "view.npy").to_vector() == want);
+  CHECK(io::load_npy<float>(scratch / "view.npy").shape() == Shape{3, 2, 4});
+}
+
+TEST_CASE("load_npy with mmap maps the file, and the array keeps the mapping") {
+  Scratch scratch("mmap");
+  auto const path = scratch / "x.npy";
+  std::filesystem::copy_file(golden("npy/float32_C_le.npy"), path);
+  auto const mapped = io::load_npy<float>(path, true);
+  auto const copied = io::load_npy<float>(path);
+  // Changing the file shows through the mapping (Linux's page cache), not the copy.
+  int const fd = ::open(path.c_str(), O_WRONLY);
+  REQUIRE(fd >= 0);
+  float const seven = 7.0f;
+  REQUIRE(::pwrite(fd, &seven, sizeof seven, 128) == sizeof seven);
+  ::close(fd);
+  CHECK(mapped.to_vector()[0] == 7.0f);
+  CHECK(copied.to_vector()[0] == expected<float>(0));
+  // The file gone, the mapping lives on with the array; arithmetic works on it.
+  std::filesystem::remove(path);
+  CHECK(Array<float>(mapped + 1.0f).to_vector()[1] == expected<float>(1) + 1.0f);
+}
+
+TEST_CASE("load_npy's errors name the file and the problem") {
+  Scratch scratch("npy_errors");
+  auto const valid = read_bytes(golden("npy/float32_C_le.npy"));
+  auto error_of = [&](std::string const& bytes, bool mmap = false) {
+    write_bytes(scratch / "bad.npy", bytes);
+    return message_of([&] { io::load_npy(scratch / "bad.npy", mmap); });
+  };
+  CHECK(lacks(message_of([&] { io::load_npy(scratch / "missing.npy"); }), "jaxcc::io::load_npy", "missing.npy", "cannot open") == "");
+  CHECK(lacks(error_of("\x93NUMPZ" + valid.substr(6)), "bad.npy", "bad magic") == "");
+  CHECK(lacks(error_of(valid.substr(0, 100)), "truncated") == "");
+  CHECK(lacks(error_of(valid.substr(0, 140), true), "truncated", "needs 24 bytes of data") == "");
+  auto lying = valid;
+  lying[8] = '\xff';  // a header of 255 bytes, in a file of 152
+  CHECK(lacks(error_of(lying), "truncated: the header says it is 255 bytes") == "");
+  auto version = valid;
+  version[6] = 4;
+  CHECK(lacks(error_of(version), "unsupported .npy format version 4.0") == "");
+  auto uint16 = valid;
+  uint16.replace(uint16.find("<f4"), 3, "<u2");
+  CHECK(lacks(error_of(uint16), "dtype '<u2' is not one jaxcc has") == "");
+  auto complex = valid;  // a complex64 header over float32 data: too little of it
+  complex.replace(complex.find("<f4"), 3, "<c8");
+  CHECK(lacks(error_of(complex), "truncated: shape (2, 3) of complex64 needs 48 bytes of data, 24 are left") == "");
+  auto text = valid;
+  text.replace(text.find("<f4"), 3, "<U1");
+  CHECK(lacks(error_of(text), "dtype '<U1' is not one jaxcc has") == "");
+  auto structured = valid;
+  structured.replace(structured.find("'<f4'"), 5, "[('a'");
+  CHECK(lacks(error_of(structured), "structured dtype") == "");
+  auto shape = valid;
+  shape.replace(shape.find("(2, 3)"), 6, "(2, -3)");
+  CHECK(lacks(error_of(shape), "bad .npy header", "expected a non-negative integer") == "");
+  auto huge = valid;
+  huge.replace(huge.find("(2, 3)"), 6, "(99999999999, 9999)");
+  CHECK(lacks(error_of(huge), "truncated: shape (99999999999, 9999) of float32 needs") == "");
+  auto overflow = valid;
+  overflow.replace(overflow.find("(2, 3)"), 6, "(99999999999, 999999999999)");
+  CHECK(lacks(error_of(overflow), "the element count overflows 64 bits") == "");
+  CHECK(lacks(error_of(""), "truncated") == "");
+  CHECK(lacks(error_of("", true), "truncated") == "");
+}
+
+TEST_CASE("load_npy survives thousands of mutated files with jaxcc::Error alone") {
+  Scratch scratch("npy_fuzz");
+  int count = 0, errors = 0;
+  for (std::string name : {"float32_C_le", "int64_F_be", "bool_C_le", "float32_v2"}) {
+    auto const valid = read_bytes(golden("npy/" + name + ".npy"));
+    bool const v1 = name != "float32_v2";
+    std::vector<jaxcc_test::io::LengthField> fields{{8, v1 ? 2u : 4u}};
+    auto load = [](std::filesystem::path const& p) {
+      io::load_npy(p);
+      io::load_npy(p, true);
+    };
+    count += jaxcc_test::io::fuzz(valid, scratch / "mutant.npy", load, 600, fields, errors);
+  }
+  CHECK(count > 2500);
+  CHECK(errors > count / 2);
+}
+
+}  // namespace test_io_npy
