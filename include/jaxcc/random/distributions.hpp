@@ -17,6 +17,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/operators.hpp"
+#include "jaxcc/lax/complex.hpp"
 #include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/indexing.hpp"
@@ -91,6 +92,18 @@ Array<T> normal(K const& key, Shape const& shape = {}) {
   auto const lo = std::nextafter(T(-1), T(0));
   auto const u = uniform<T>(k, shape, lo, T(1));
   return T(1.4142135623730951) * lax::erf_inv(u);
+}
+
+/// jax.random.normal for complex dtypes, as JAX's: (re + i im) / sqrt(2),
+/// re and im real normals (of the real dtype) from the two keys of split(key).
+template <Element T, Key K>
+  requires ComplexElement<T>
+Array<T> normal(K const& key, Shape const& shape = {}) {
+  using R = real_t<T>;
+  auto const& k = detail::single_key("normal", key);
+  auto const [key_re, key_im] = detail::split_in_two(k);
+  auto const re = normal<R>(key_re, shape), im = normal<R>(key_im, shape);
+  return Array<T>(lax::complex(re, im) / T(R(1.4142135623730951)));
 }
 
 /// jax.random.truncated_normal: normal floats in (lower, upper).
