@@ -351,8 +351,7 @@ namespace detail {
 /// many rounds as make a collision of every key string unlikely for x's size.
 template <Element T>
 Array<T> shuffle(Array<std::uint32_t> key, Array<T> x, std::int64_t axis) {
-  auto const size = static_cast<double>(std::max<std::int64_t>(1, x.shape().numel()));
-  auto const rounds = static_cast<int>(std::ceil(3 * std::log(size) / std::log(4294967295.0)));
+  auto const rounds = primitives::random_permutation_p::rounds(x.shape().numel());
   for (int r = 0; r < rounds; ++r) {
     auto const [next, sub] = split_in_two(key);
     key = next;
