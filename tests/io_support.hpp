@@ -35,6 +35,8 @@ T expected(std::int64_t i) {
   else if constexpr (std::same_as<T, std::int64_t>) return ((i * 37) % 100 - 50) * 1000000000000;
   else if constexpr (std::same_as<T, std::uint8_t>) return static_cast<T>((i * 37) % 100 + 100);
   else if constexpr (std::same_as<T, std::uint32_t>) return static_cast<T>(((i * 37) % 100) * 40000000);
+  else if constexpr (jaxcc::ComplexElement<T>)
+    return T((static_cast<double>(i) - 2.5) * 0.75, static_cast<double>(i) * 0.5 - 1);
   else return static_cast<T>((static_cast<double>(i) - 2.5) * 0.75);
 }
 

@@ -172,10 +172,18 @@ std::string mismatches(std::vector<double> const& got, std::vector<double> const
   return os.str();
 }
 
+/// The elements as doubles; a complex one as its (re, im) pair.
 template <class T>
 std::vector<double> as_doubles(jaxcc::Array<T> const& a) {
   std::vector<double> out;
-  for (auto v : a.to_vector()) out.push_back(static_cast<double>(v));
+  for (auto v : a.to_vector()) {
+    if constexpr (jaxcc::ComplexElement<T>) {
+      out.push_back(static_cast<double>(v.real()));
+      out.push_back(static_cast<double>(v.imag()));
+    } else {
+      out.push_back(static_cast<double>(v));
+    }
+  }
   return out;
 }
 

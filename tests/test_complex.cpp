@@ -307,3 +307,55 @@ TEST_CASE("complex: sharded arrays stay split under eager ops, jit and grad", "[
   auto const grads = jaxcc::jit(jaxcc::grad(loss))(split);
   CHECK(mismatches(flat(grads), flat(jaxcc::grad(loss)(z)), 1e-13, 1e-13) == "");
 }
+
+TEST_CASE("complex: jacfwd and jacrev with holomorphic give f'(z), and JAX's errors without", "[complex][jacobian]") {
+  auto const z = jnp::array<c64>({c64(0.5f, 1), c64(-1, 0.25f)});
+  auto const f = [](Array<c64> const& a) { return Array<c64>(a * a * jnp::exp(a)); };
+  auto const expected = [&] {  // d/dz z^2 e^z = (2z + z^2) e^z, on the diagonal
+    std::vector<double> out;
+    for (std::int64_t i = 0; i < 2; ++i)
+      for (std::int64_t j = 0; j < 2; ++j) {
+        auto const v = z.to_vector()[static_cast<std::size_t>(i)];
+        auto const d = i == j ? (2.f * v + v * v) * std::exp(v) : c64(0, 0);
+        out.push_back(d.real());
+        out.push_back(d.imag());
+      }
+    return out;
+  }();
+  CHECK(mismatches(flat(jaxcc::jacfwd(f, jaxcc::holomorphic)(z)), expected, 1e-6, 1e-6) == "");
+  CHECK(mismatches(flat(jaxcc::jacrev(f, jaxcc::holomorphic)(z)), expected, 1e-6, 1e-6) == "");
+  CHECK(message_of([&] { jaxcc::jacrev(f)(z); }) ==
+        "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got complex64. "
+        "For holomorphic differentiation, pass jaxcc::holomorphic. For differentiation of non-holomorphic functions "
+        "involving complex outputs, use jaxcc::vjp directly.");
+  CHECK(message_of([&] { jaxcc::jacfwd(f)(z); }) ==
+        "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got complex64. "
+        "For holomorphic differentiation, pass jaxcc::holomorphic. For differentiation of non-holomorphic functions "
+        "involving complex inputs or integer inputs, use jaxcc::jvp directly.");
+  auto const x = jnp::ones<float>({2});
+  CHECK(message_of([&] { jaxcc::jacfwd([](Array<float> const& a) { return a; }, jaxcc::holomorphic)(x); }) ==
+        "jacfwd with holomorphic=True requires inputs with complex dtype, but got float32.");
+}
+
+TEST_CASE("complex: long fused regions (xsimd batches of complex numbers, any width) match std::complex", "[complex][simd]") {
+  // 37 elements: full batches and a tail at every SIMD width.
+  std::vector<c64> a, b;
+  for (int i = 0; i < 37; ++i) {
+    a.emplace_back(0.25f * static_cast<float>(i) - 3, 1.5f - 0.125f * static_cast<float>(i));
+    b.emplace_back(0.5f + 0.0625f * static_cast<float>(i), 0.75f * static_cast<float>(i % 5) - 1);
+  }
+  auto const x = jnp::array<c64>(a, {37});
+  auto const y = jnp::array<c64>(b, {37});
+  Array<c64> const got = -(x * y + x - y * 2.f) + jnp::square(y);
+  std::vector<double> expected;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto const v = -(a[i] * b[i] + a[i] - b[i] * 2.f) + b[i] * b[i];
+    expected.push_back(v.real());
+    expected.push_back(v.imag());
+  }
+  CHECK(mismatches(flat(got), expected, 1e-6, 1e-6) == "");
+  CHECK(mismatches(flat(Array<c64>(jaxcc::jit([](Array<c64> const& p, Array<c64> const& q) {
+                     return Array<c64>(-(p * q + p - q * 2.f) + jnp::square(q));
+                   })(x, y))),
+                   expected, 1e-6, 1e-6) == "");
+}

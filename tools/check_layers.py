@@ -34,6 +34,7 @@ LAYERS = [
     ["sharding"],  # meshes, shardings, the partitioner, eager sharded ops
     ["transforms"],  # grad, vmap, jit, shard_map, ...
     ["multihost"],  # arrays made of several processes' data (jax.make_array_from_*, multihost_utils)
+    ["optim"],  # optax's gradient transformations, optimizers and schedules (jaxcc/optim.hpp)
     ["testing", "runtime", "(top)"],  # test helpers, the precompiled runtime, umbrella headers
 ]
 

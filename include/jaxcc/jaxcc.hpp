@@ -71,6 +71,7 @@
 #include "jaxcc/numpy/ordering.hpp"
 #include "jaxcc/numpy/bits.hpp"
 #include "jaxcc/numpy/complex.hpp"
+#include "jaxcc/numpy/linalg_eig.hpp"
 #include "jaxcc/numpy/fft.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/scipy/special.hpp"

@@ -25,6 +25,7 @@
 #include "jaxcc/numpy/linalg.hpp"
 #include "jaxcc/numpy/linalg_array_api.hpp"
 #include "jaxcc/numpy/linalg_decompositions.hpp"
+#include "jaxcc/numpy/linalg_eig.hpp"
 #include "jaxcc/numpy/linalg_solve.hpp"
 #include "jaxcc/numpy/nan_reductions.hpp"
 #include "jaxcc/numpy/norm.hpp"

@@ -29,7 +29,8 @@ import numpy as np
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "io")
 
-DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint32", "float16", "bfloat16", "float32", "float64"]
+DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint32", "float16", "bfloat16", "float32", "float64",
+          "complex64", "complex128"]
 SCALE = {"int8": 1, "int16": 300, "int32": 100000, "int64": 10**12}
 
 
@@ -43,6 +44,8 @@ def value(dtype, i):
         return (i * 37) % 100 + 100
     if dtype == "uint32":
         return ((i * 37) % 100) * 40000000
+    if dtype.startswith("complex"):
+        return complex((i - 2.5) * 0.75, i * 0.5 - 1)
     return (i - 2.5) * 0.75
 
 

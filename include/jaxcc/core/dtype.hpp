@@ -21,12 +21,12 @@ namespace detail {
 template <class T>
 inline constexpr bool is_half_float = std::same_as<T, bfloat16> || std::same_as<T, float16>;
 template <class T>
-inline constexpr bool is_complex = std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
+inline constexpr bool is_complex_v = std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
 }  // namespace detail
 
 /// complex64 (`std::complex<float>`) and complex128 (`std::complex<double>`).
 template <class T>
-concept ComplexElement = detail::is_complex<T>;
+concept ComplexElement = detail::is_complex_v<T>;
 
 /// The element types an Array may hold.
 template <class T>
@@ -76,7 +76,7 @@ using real_t = typename detail::real_part_type<T>::type;
 /// scalar in JAX it is weakly typed and takes the array's dtype where it can
 /// (a complex one makes a real array's result complex).
 template <class T>
-concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>> || detail::is_complex<std::remove_cvref_t<T>>;
+concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>> || detail::is_complex_v<std::remove_cvref_t<T>>;
 
 /// A 16-bit float scalar (`jaxcc::bfloat16(1)`): beside arrays it keeps its
 /// dtype, as a numpy scalar of that dtype (`jnp.bfloat16(1)`) does in JAX.
@@ -285,7 +285,7 @@ template <Element T, class S>
 struct promote_weak {
   static constexpr Lattice::Node weak = std::same_as<S, bool>               ? Lattice::b1
                                         : std::is_floating_point_v<S> ? Lattice::f_
-                                        : is_complex<S>               ? Lattice::c_
+                                        : is_complex_v<S>               ? Lattice::c_
                                                                       : Lattice::i_;
   using type = lattice_element_t<Lattice::join(Lattice::of(dtype_of<T>), weak)>;
 };
@@ -293,7 +293,7 @@ struct promote_weak {
 // Element type a scalar literal has when it stands alone (e.g. jnp::full's value).
 template <class S>
 using scalar_element_t = std::conditional_t<
-    is_complex<S>, S,
+    is_complex_v<S>, S,
     std::conditional_t<std::same_as<S, bool>, bool,
                        std::conditional_t<std::is_floating_point_v<S>,
                                           std::conditional_t<std::same_as<S, double>, double, float>,

@@ -30,7 +30,7 @@ inline bool same_scalar_constant(AnyArray const& a, AnyArray const& b) {
 /// (bitwise; an empty array has none).
 /// Complex values are left out: a double holds no imaginary part.
 inline std::optional<double> uniform_value(AnyArray const& a) {
-  if (a.size() == 0 || jaxcc::is_complex(a.dtype())) return std::nullopt;
+  if (a.size() == 0 || is_complex(a.dtype())) return std::nullopt;
   auto const dense = as_contiguous(a);
   auto const* data = static_cast<std::byte const*>(data_of(dense));
   auto const item = static_cast<std::int64_t>(item_size(a.dtype()));

@@ -36,7 +36,9 @@ inline bool npy_bools_valid(std::byte const* data, std::uint64_t n) noexcept {
 /// Stored bytes as this machine's elements: swapped, and bools made 0 or 1.
 inline void npy_fix_elements(void* data, NpyHeader const& h) {
   auto const count = static_cast<std::size_t>(h.data_bytes / item_size(h.dtype));
-  if (h.swap) swap_bytes(data, count, item_size(h.dtype));
+  // A complex number is two floats, each stored in the file's byte order.
+  auto const parts = is_complex(h.dtype) ? std::size_t{2} : std::size_t{1};
+  if (h.swap) swap_bytes(data, count * parts, item_size(h.dtype) / parts);
   if (h.dtype == DType::bool_) {
     auto* bytes = static_cast<unsigned char*>(data);
     for (std::size_t i = 0; i < count; ++i) bytes[i] = bytes[i] != 0;

@@ -35,7 +35,7 @@ struct NpyType {
 /// jaxcc's dtypes as numpy's descr names them; bfloat16 is ml_dtypes'
 /// bfloat16, which np.save writes as a 2-byte void ('<V2') and jnp.load
 /// reads back as bfloat16.
-inline constexpr std::array<NpyType, 11> npy_types{{{"b1", DType::bool_},
+inline constexpr std::array<NpyType, 13> npy_types{{{"b1", DType::bool_},
                                                      {"i1", DType::int8},
                                                      {"u1", DType::uint8},
                                                      {"i2", DType::int16},
@@ -45,7 +45,9 @@ inline constexpr std::array<NpyType, 11> npy_types{{{"b1", DType::bool_},
                                                      {"f2", DType::float16},
                                                      {"V2", DType::bfloat16},
                                                      {"f4", DType::float32},
-                                                     {"f8", DType::float64}}};
+                                                     {"f8", DType::float64},
+                                                     {"c8", DType::complex64},
+                                                     {"c16", DType::complex128}}};
 
 /// The descr np.save writes for `dtype` (in this machine's byte order).
 inline std::string npy_descr(DType dtype) {
@@ -68,7 +70,7 @@ inline std::pair<DType, bool> npy_parse_descr(IoContext const& ctx, std::string_
       }
   io_fail(ctx, "dtype '", descr,
           "' is not one jaxcc has (bool, int8, int16, int32, int64, uint8, uint32, float16, bfloat16, float32, "
-          "float64)");
+          "float64, complex64, complex128)");
 }
 
 /// A cursor over the header's text: the one dict literal numpy writes.

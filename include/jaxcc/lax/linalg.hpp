@@ -1,7 +1,8 @@
-// jax.lax.linalg: triangular_solve, cholesky, lu, eigh, qr and svd over the
-// last two axes of float arrays, any leading axes a batch. Each binds its
+// jax.lax.linalg: triangular_solve, cholesky, lu, eig, eigh, qr and svd
+// over the last two axes of float arrays (complex ones too for
+// triangular_solve, lu and eig), any leading axes a batch. Each binds its
 // primitive (primitives/triangular_solve.hpp, cholesky.hpp, lu.hpp,
-// eigh.hpp, qr.hpp, svd.hpp) with
+// eig.hpp, eigh.hpp, qr.hpp, svd.hpp) with
 // JAX's arguments and wrapping, and slices apart the outputs that a
 // primitive packs into one.
 #pragma once
@@ -10,13 +11,16 @@
 #include <concepts>
 #include <cstdint>
 #include <tuple>
+#include <vector>
 
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/lax/complex.hpp"
 #include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/cholesky.hpp"
+#include "jaxcc/primitives/eig.hpp"
 #include "jaxcc/primitives/eigh.hpp"
 #include "jaxcc/primitives/lu.hpp"
 #include "jaxcc/primitives/qr.hpp"
@@ -31,14 +35,18 @@ namespace jaxcc::lax::linalg {
 /// X · op(a) = b, op(a) being aᵀ when `transpose_a`; a is (..., m, m) and
 /// only its `lower` (else upper) triangle is read, its diagonal taken as
 /// ones with `unit_diagonal`. b is (..., m, n) on the left, (..., n, m) on
-/// the right, or one rank less (a batch of vectors). `conjugate_a` has no
+/// the right, or one rank less (a batch of vectors). `conjugate_a` solves
+/// with a's conjugate instead (op(a) = aᴴ with `transpose_a`); it has no
 /// effect on real arrays.
 template <ArrayLike A, ArrayLike B>
-  requires std::floating_point<value_type_t<A>> && std::same_as<value_type_t<A>, value_type_t<B>>
+  requires detail::linalg_element<value_type_t<A>> && std::same_as<value_type_t<A>, value_type_t<B>>
 Array<value_type_t<A>> triangular_solve(A const& a, B const& b, bool left_side = false, bool lower = false,
-                                        bool transpose_a = false, bool /*conjugate_a*/ = false,
+                                        bool transpose_a = false, bool conjugate_a = false,
                                         bool unit_diagonal = false) {
-  auto const x = as_array(a);
+  auto x = as_array(a);
+  // op(a) = aᴴ: the conjugate of a, transposed (a no-op on real arrays).
+  if constexpr (ComplexElement<value_type_t<A>>)
+    if (conjugate_a) x = lax::conj(x);
   auto y = as_array(b);
   bool const singleton = y.ndim() == x.ndim() - 1;
   if (singleton) y = lax::expand_dims(y, {left_side ? y.ndim() : y.ndim() - 1});
@@ -67,7 +75,7 @@ Array<value_type_t<A>> cholesky(A const& x, bool symmetrize_input = true) {
 /// at step i (min(m, n) of them); permutation is the rows' order, so that
 /// x[permutation] = L·U. Both int32.
 template <ArrayLike A>
-  requires std::floating_point<value_type_t<A>>
+  requires detail::linalg_element<value_type_t<A>>
 std::tuple<Array<value_type_t<A>>, Array<std::int32_t>, Array<std::int32_t>> lu(A const& x) {
   auto const packed = detail::bind<primitives::lu_p>({}, as_array(x));
   auto const r = packed.ndim();
@@ -80,7 +88,9 @@ std::tuple<Array<value_type_t<A>>, Array<std::int32_t>, Array<std::int32_t>> lu(
     return lax::slice(packed, start, limit);
   };
   auto const index_column = [&](std::int64_t column, std::int64_t rows) {
-    return lax::squeeze(columns(column, column + 1, rows), {r - 1}).template astype<std::int32_t>();
+    auto const indices = lax::squeeze(columns(column, column + 1, rows), {r - 1});
+    if constexpr (ComplexElement<value_type_t<A>>) return lax::real(indices).template astype<std::int32_t>();
+    else return indices.template astype<std::int32_t>();
   };
   return {columns(0, n, m), index_column(n + 1, std::min(m, n)), index_column(n, m)};
 }
@@ -98,6 +108,32 @@ std::tuple<Array<value_type_t<A>>, Array<value_type_t<A>>> eigh(A const& x, bool
   if (symmetrize_input) a = Array<T>((a + detail::matrix_transpose(a)) / T(2));
   auto const [v, w] = primitives::eigh_p::unpack(detail::bind<primitives::eigh_p>({lower}, a));
   return {v, lax::squeeze(w, {-2})};
+}
+
+/// lax.linalg.eig: [w, vl, vr] of each general (..., n, n) matrix, real
+/// or complex, all complex: the eigenvalues w (..., n), and the left (uᴴ x
+/// = λ uᴴ) and right (x v = λ v) eigenvectors as columns, each present only
+/// when asked for. Each eigenvector has unit norm and its component of
+/// largest modulus real and positive (LAPACK's normalization, up to that
+/// sign); the eigenvalues come in the solver's order, not LAPACK's.
+/// Eigenvalues-only decompositions are differentiable (distinct
+/// eigenvalues); eigenvectors' derivatives raise, as JAX's do unless
+/// `enable_eigvec_derivs` (which jaxcc does not implement).
+template <ArrayLike A>
+  requires detail::linalg_element<value_type_t<A>>
+std::vector<Array<detail::complex_of_t<value_type_t<A>>>> eig(A const& x, bool compute_left_eigenvectors = true,
+                                                              bool compute_right_eigenvectors = true,
+                                                              bool enable_eigvec_derivs = false) {
+  auto const a = as_array(x);
+  auto const packed = detail::bind<primitives::eig_p>(
+      {compute_left_eigenvectors, compute_right_eigenvectors, enable_eigvec_derivs}, a);
+  auto const n = a.shape().back();
+  std::vector<Array<detail::complex_of_t<value_type_t<A>>>> out{
+      lax::squeeze(primitives::eig_p::rows(packed, 0, 1), {-2})};
+  if (compute_left_eigenvectors) out.push_back(primitives::eig_p::rows(packed, 1, n));
+  if (compute_right_eigenvectors)
+    out.push_back(primitives::eig_p::rows(packed, 1 + (compute_left_eigenvectors ? n : 0), n));
+  return out;
 }
 
 /// lax.linalg.qr: (q, r) of each (..., m, n) matrix, x = q·r, q with

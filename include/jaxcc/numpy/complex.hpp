@@ -64,7 +64,7 @@ Array<bool> isreal(A const& a) {
 template <class A>
 constexpr bool iscomplexobj(A const&) {
   if constexpr (ArrayLike<A>) return ComplexElement<value_type_t<A>>;
-  else return detail::is_complex<std::remove_cvref_t<A>>;
+  else return detail::is_complex_v<std::remove_cvref_t<A>>;
 }
 /// Whether the array's dtype is not complex.
 template <class A>

@@ -87,19 +87,38 @@ inline Shape broadcast_batch(Shape const& a, Shape const& b) {
 /// slogdet of each matrix of a square stack, as JAX's _slogdet_lu: the
 /// sign from the pivots' parity and the signs of U's diagonal (0 when that
 /// holds a zero), log|det| the sum of log|U_ii| (-inf for a zero).
+/// A real array as complex numbers, x + 0i (lax::complex: astype's
+/// derivative does not transpose from complex to real).
+template <FloatElement R>
+Array<std::complex<R>> as_complex(Array<R> const& x) {
+  return lax::complex(x, Array<R>(x * R(0)));
+}
+
+/// For a complex matrix the sign is the product of the diagonal's phases
+/// diag / |diag| (and of the pivots' parity), log|det| real.
 template <Element T>
-std::tuple<Array<T>, Array<T>> slogdet_lu(Array<T> const& a) {
+std::tuple<Array<T>, Array<real_t<T>>> slogdet_lu(Array<T> const& a) {
+  using R = real_t<T>;
   auto const n = a.shape().back();
   auto const [lu, pivots, permutation] = lax::linalg::lu(a);
   auto const diag = numpy::diagonal(lu, 0, -2, -1);
   auto const is_zero = numpy::any(diag == T(0), -1);
   using Count = detail::dependent_t<T, std::int32_t>;  // (through T: compiled only where this is)
   auto const swaps = numpy::sum(Array<bool>(pivots != iota<Count>(n)).template astype<Count>(), -1);
-  auto const negative = numpy::sum(Array<bool>(diag < T(0)).template astype<Count>(), -1);
-  auto const parity = Array<Count>((swaps + negative) & 1);
-  auto const sign = numpy::where(is_zero, T(0), Array<T>(T(1) - T(2) * parity.template astype<T>()));
-  auto const logdet = numpy::where(is_zero, -std::numeric_limits<T>::infinity(),
-                                   numpy::sum(Array<T>(numpy::log(numpy::abs(diag))), -1));
+  auto const abs_diag = Array<R>(numpy::abs(diag));
+  auto const parity_sign = [&](Array<Count> const& count) {
+    return Array<T>(T(1) - T(2) * Array<Count>(count & 1).template astype<T>());
+  };
+  Array<T> sign;
+  if constexpr (ComplexElement<T>) {
+    sign = Array<T>(numpy::prod(Array<T>(diag / detail::as_complex(abs_diag)), -1) * parity_sign(swaps));
+  } else {
+    auto const negative = numpy::sum(Array<bool>(diag < T(0)).template astype<Count>(), -1);
+    sign = parity_sign(Array<Count>(swaps + negative));
+  }
+  sign = numpy::where(is_zero, T(0), sign);
+  auto const logdet = numpy::where(is_zero, -std::numeric_limits<R>::infinity(),
+                                   numpy::sum(Array<R>(numpy::log(abs_diag)), -1));
   return {sign, logdet};
 }
 
@@ -152,8 +171,9 @@ Array<float_t<value_type_t<A>>> inv(A const& a_in) {
 /// jnp.linalg.slogdet: (sign, log|det|) of each matrix of a (..., n, n)
 /// stack; a singular matrix gives (0, -inf), a 0 x 0 one (1, 0).
 template <ArrayLike A>
-std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> slogdet(A const& a_in) {
+std::tuple<Array<float_t<value_type_t<A>>>, Array<real_t<float_t<value_type_t<A>>>>> slogdet(A const& a_in) {
   using T = float_t<value_type_t<A>>;
+  using R = real_t<T>;
   auto const a = detail::array_as<T>(a_in);
   if (!detail::is_square_stack(a))
     detail::throw_error("Argument to slogdet() must have shape [..., n, n], got ", a.shape());
@@ -161,13 +181,20 @@ std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> slo
   if (n > 2) return detail::slogdet_lu(a);
   if (n == 0) {
     Shape const batch(a.shape().begin(), a.shape().end() - 2);
-    return {ones<T>(batch), zeros<T>(batch)};
+    return {ones<T>(batch), zeros<R>(batch)};
   }
   // JAX's closed forms for n = 1 and 2.
   auto const d = n == 1 ? detail::matrix_entry(a, 0, 0)
                         : Array<T>(detail::matrix_entry(a, 0, 0) * detail::matrix_entry(a, 1, 1) -
                                    detail::matrix_entry(a, 0, 1) * detail::matrix_entry(a, 1, 0));
-  return {sign(d), log(abs(d))};
+  auto const abs_d = Array<R>(abs(d));
+  if constexpr (ComplexElement<T>) {
+    // d / |d|, 0 where d is 0 (JAX's sign of a complex number).
+    auto const safe = Array<R>(where(abs_d == R(0), R(1), abs_d));
+    return {where(abs_d == R(0), T(0), Array<T>(d / detail::as_complex(safe))), log(abs_d)};
+  } else {
+    return {sign(d), log(abs_d)};
+  }
 }
 
 /// jnp.linalg.det: the determinant of each matrix of a (..., n, n) stack.
@@ -184,7 +211,8 @@ Array<float_t<value_type_t<A>>> det(A const& a_in) {
     return e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0) + e(0, 2) * e(1, 0) * e(2, 1) -
            e(0, 2) * e(1, 1) * e(2, 0) - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2);
   auto const [s, logdet] = slogdet(a);
-  return s * exp(logdet);
+  if constexpr (ComplexElement<T>) return s * detail::as_complex(Array<real_t<T>>(exp(logdet)));
+  else return s * exp(logdet);
 }
 
 /// jnp.linalg.matrix_power: each matrix of a (..., n, n) stack to the
@@ -199,7 +227,7 @@ Array<value_type_t<A>> matrix_power(A const& a_in, std::int64_t n) {
   using T = value_type_t<A>;
   if (n == 0) return broadcast_to(eye<T>(a.shape().back()), a.shape());
   if (n < 0) {
-    if constexpr (std::floating_point<T>) a = inv(a);
+    if constexpr (std::floating_point<T> || ComplexElement<T>) a = inv(a);
     else throw Error("jnp.linalg.matrix_power: a negative power of an integer matrix needs its inverse; convert it to float first");
     n = -n;
   }

@@ -4,9 +4,11 @@
 // descending with equal elements in their original order). The axis is
 // one axis (negative counts from the end, default the last) or
 // `jaxcc::none` for the flattened array. lax::top_k is in
-// primitives/sort.hpp.
+// primitives/sort.hpp. sort_complex sorts along the last axis and returns
+// complex numbers.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -66,6 +68,18 @@ Array<std::int32_t> searchsorted(A const& a, S v, std::string_view side = "left"
   auto [value, data] = detail::allocate<T>(Shape{});
   data[0] = static_cast<T>(v);
   return searchsorted(a, value, side);
+}
+
+/// jnp.sort_complex: `a` sorted along its last axis (complex numbers by
+/// real part, then imaginary part), as complex (complex64 for float32 and
+/// smaller dtypes, complex128 for float64).
+template <ArrayLike A>
+auto sort_complex(A const& a) {
+  using T = value_type_t<A>;
+  using C = std::complex<real_t<float_t<T>>>;
+  auto const x = as_array(a);
+  if (x.ndim() == 0) detail::throw_error("sort_complex: axis -1 is out of bounds for array of dimension 0");
+  return detail::bind<primitives::sort_p>({x.ndim() - 1, false}, x).template astype<C>();
 }
 
 }  // namespace jaxcc::numpy

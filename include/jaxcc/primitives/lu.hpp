@@ -58,7 +58,10 @@ struct lu_p : detail::BatchesLeadingAxes<lu_p> {
       for (std::int64_t r = 0; r < m; ++r) packed(r, n) = static_cast<T>(r);
       for (std::int64_t k = 0; k < steps; ++k) {
         Eigen::Index p = 0;
-        a.col(k).tail(m - k).cwiseAbs().maxCoeff(&p);
+        // LAPACK's i?amax: |x| for reals, |re| + |im| for complex numbers.
+        if constexpr (ComplexElement<T>)
+          (a.col(k).tail(m - k).real().cwiseAbs() + a.col(k).tail(m - k).imag().cwiseAbs()).maxCoeff(&p);
+        else a.col(k).tail(m - k).cwiseAbs().maxCoeff(&p);
         p += k;
         packed(k, n + 1) = static_cast<T>(p);
         if (p != k) {

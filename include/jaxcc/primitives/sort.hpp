@@ -37,13 +37,21 @@
 namespace jaxcc::detail {
 
 /// lax.sort's order: NaN after everything, and equal to every NaN; -0 == 0.
+/// Complex numbers by their real parts, then their imaginary parts.
 template <Element T>
 bool sort_less(T a, T b) noexcept {
-  if constexpr (is_float<T>) {
-    if (b != b) return a == a;
-    if (a != a) return false;
+  if constexpr (ComplexElement<T>) {
+    using R = typename T::value_type;
+    if (sort_less<R>(a.real(), b.real())) return true;
+    if (sort_less<R>(b.real(), a.real())) return false;
+    return sort_less<R>(a.imag(), b.imag());
+  } else {
+    if constexpr (is_float<T>) {
+      if (b != b) return a == a;
+      if (a != a) return false;
+    }
+    return a < b;
   }
-  return a < b;
 }
 
 /// What sort_p and argsort_p share: the axis, the direction, the checks and

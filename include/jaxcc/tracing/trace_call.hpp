@@ -59,10 +59,10 @@ AnyArray converted_cotangent(AnyArray const& x, DType to) {
     return float_converted(float_converted(r, DType::float32), real_to);
   };
   if (x.dtype() == to) return x;
-  if (jaxcc::is_complex(x.dtype()) && jaxcc::is_complex(to))
+  if (is_complex(x.dtype()) && is_complex(to))
     return make_complex(real(real_part(x), real_dtype(to)), real(imag_part(x), real_dtype(to)));
-  if (jaxcc::is_complex(x.dtype())) return real(real_part(x), to);
-  if (jaxcc::is_complex(to)) {
+  if (is_complex(x.dtype())) return real(real_part(x), to);
+  if (is_complex(to)) {
     auto const re = real(x, real_dtype(to));
     return make_complex(re, AnyArray(zeros_view(re.dtype(), re.shape())));
   }

@@ -10,6 +10,8 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -130,10 +132,36 @@ auto as_argnums_result(Tuple&& per_input) {
   else return std::forward<Tuple>(per_input);
 }
 
+/// JAX's checks of a Jacobian's complex leaves (jax/_src/api.py): with
+/// holomorphic, inputs and outputs complex; without, jacrev's outputs and
+/// jacfwd's inputs real.
+inline void check_jacobian_leaf(AnyArray const& leaf, std::string_view transform, std::string_view what,
+                                bool holomorphic) {
+  if (holomorphic && !is_complex(leaf.dtype()))
+    throw Error(std::string(transform) + " with holomorphic=True requires " + std::string(what) +
+                "s with complex dtype, but got " + std::string(name(leaf.dtype())) + ".");
+  if (!holomorphic && is_complex(leaf.dtype()))
+    throw Error(std::string(transform) + " requires real-valued " + std::string(what) + "s (" + std::string(what) +
+                " dtype that is a sub-dtype of np.floating), but got " + std::string(name(leaf.dtype())) +
+                ". For holomorphic differentiation, pass jaxcc::holomorphic. For differentiation of non-holomorphic "
+                "functions involving complex " + std::string(what) + "s" +
+                (transform == "jacrev" ? ", use jaxcc::vjp" : " or integer inputs, use jaxcc::jvp") + " directly.");
+}
+
+template <bool holomorphic, class... Trees>
+void check_jacobian_inputs(std::string_view transform, Trees const&... trees) {
+  (([&] {
+     for (auto const& leaf : array_leaves(trees))
+       if (holomorphic || transform == "jacfwd") check_jacobian_leaf(leaf, transform, "input", holomorphic);
+   })(),
+   ...);
+}
+
 }  // namespace detail
 
 /// The Jacobian by reverse mode: for each output leaf, the pullback vmapped
-/// over the basis of that leaf's cotangents, as JAX's jacrev.
+/// over the basis of that leaf's cotangents, as JAX's jacrev. With
+/// `holomorphic`, of a function of complex inputs and outputs: f'(z).
 template <class F, detail::DiffOption... Options>
 auto jacrev(F f, Options...) {
   using A = typename detail::find_argnums<Options...>::type;
@@ -143,10 +171,13 @@ auto jacrev(F f, Options...) {
     auto const run = [&](auto const&... args) {
       auto const all = std::forward_as_tuple(args...);
       return [&]<std::size_t... I>(std::index_sequence<I...> seq) {
+        constexpr bool holomorphic = detail::holomorphic_in<Options...>;
+        detail::check_jacobian_inputs<holomorphic>("jacrev", std::get<I>(all)...);
         // Named, not a structured binding: clang before 16 cannot capture those in lambdas.
         auto out_and_pullback = vjp(detail::restricted(seq, f, args...), std::get<I>(all)...);
         auto const& out = out_and_pullback.first;
         auto const& pullback = out_and_pullback.second;
+        for (auto const& leaf : detail::array_leaves(out)) detail::check_jacobian_leaf(leaf, "jacrev", "output", holomorphic);
         constexpr bool array_leaves = A::single && (AnArray<std::remove_cvref_t<decltype(std::get<I>(all))>> && ...);
         return detail::per_output_leaf<array_leaves>(out, [&](std::size_t j, auto const& leaf) {
           using T = typename std::remove_cvref_t<decltype(leaf)>::value_type;
@@ -226,7 +257,8 @@ Primal jacobian_block(Primal const& primal, std::vector<std::vector<AnyArray>> c
 }  // namespace detail
 
 /// The Jacobian by forward mode: for each input leaf, JVPs vmapped over its
-/// basis, as JAX's jacfwd.
+/// basis, as JAX's jacfwd. With `holomorphic`, of a function of complex
+/// inputs and outputs: f'(z).
 template <class F, detail::DiffOption... Options>
 auto jacfwd(F f, Options...) {
   using A = typename detail::find_argnums<Options...>::type;
@@ -236,6 +268,8 @@ auto jacfwd(F f, Options...) {
     auto const run = [&](auto const&... args) {
       auto const all = std::forward_as_tuple(args...);
       return [&]<std::size_t... I>(std::index_sequence<I...> seq) {
+        constexpr bool holomorphic = detail::holomorphic_in<Options...>;
+        detail::check_jacobian_inputs<holomorphic>("jacfwd", std::get<I>(all)...);
         auto const fn = detail::restricted(seq, f, args...);
         auto const primals = std::tuple<std::remove_cvref_t<decltype(std::get<I>(all))>...>{std::get<I>(all)...};
         using Out = decltype(detail::materialized(std::apply(fn, primals)));
@@ -246,6 +280,8 @@ auto jacfwd(F f, Options...) {
         }(std::index_sequence_for<decltype(std::get<I>(all))...>{});
         bool const from_columns = columns.has_value();
         if (!from_columns) columns = detail::materialized(std::apply(fn, primals));  // no input leaves
+        if (holomorphic)
+          for (auto const& leaf : detail::array_leaves(*columns)) detail::check_jacobian_leaf(leaf, "jacfwd", "output", true);
         constexpr bool array_leaves = A::single && (AnArray<std::remove_cvref_t<decltype(std::get<I>(all))>> && ...);
         return detail::per_output_leaf<array_leaves>(*columns, [&](std::size_t j, auto const& leaf) {
           using U = typename std::remove_cvref_t<decltype(leaf)>::value_type;

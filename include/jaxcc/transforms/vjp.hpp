@@ -60,7 +60,7 @@ void seed_cotangents(graph::Trace const& trace, std::vector<AnyArray> const& out
 }
 
 inline void check_grad_input(AnyArray const& leaf, std::string_view transform, bool holomorphic = false) {
-  if (holomorphic && !jaxcc::is_complex(leaf.dtype()))
+  if (holomorphic && !is_complex(leaf.dtype()))
     throw Error(std::string(transform) + " with holomorphic=True requires inputs with complex dtype, but got " +
                 std::string(name(leaf.dtype())) + ".");
   if (!has_tangent_space(leaf.dtype()))
@@ -79,10 +79,10 @@ inline void check_grad_output(AnyArray const& out, bool holomorphic = false) {
                 "reduce the output to a scalar with jnp::sum(output), or use jaxcc::jacrev to differentiate a "
                 "function with a non-scalar output.");
   }
-  if (holomorphic && !jaxcc::is_complex(out.dtype()))
+  if (holomorphic && !is_complex(out.dtype()))
     throw Error("grad with holomorphic=True requires outputs with complex dtype, but got " +
                 std::string(name(out.dtype())) + ".");
-  if (!holomorphic && jaxcc::is_complex(out.dtype()))
+  if (!holomorphic && is_complex(out.dtype()))
     throw Error("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got " +
                 std::string(name(out.dtype())) + ". For holomorphic differentiation, pass jaxcc::holomorphic. For "
                 "differentiation of non-holomorphic functions involving complex outputs, use jaxcc::vjp directly.");

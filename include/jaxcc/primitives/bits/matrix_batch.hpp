@@ -31,6 +31,10 @@
 
 namespace jaxcc::detail {
 
+/// The element types of the linalg primitives: real and complex floats.
+template <class T>
+concept linalg_element = std::floating_point<T> || ComplexElement<T>;
+
 template <class T>
 using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
