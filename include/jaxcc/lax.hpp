@@ -23,5 +23,6 @@
 #include "jaxcc/lax/special.hpp"
 #include "jaxcc/lax/while_loop.hpp"
 #include "jaxcc/lax/windowed_reductions.hpp"
+#include "jaxcc/lax/fft.hpp"
 // Last: with the precompiled runtime, the rules it holds are declared extern.
 #include "jaxcc/runtime/precompiled_runtime.hpp"

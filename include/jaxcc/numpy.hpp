@@ -46,5 +46,6 @@
 #include "jaxcc/numpy/tensor_contractions.hpp"
 #include "jaxcc/numpy/ufuncs.hpp"
 #include "jaxcc/numpy/windows.hpp"
+#include "jaxcc/numpy/fft.hpp"
 // Last: with the precompiled runtime, the rules it holds are declared extern.
 #include "jaxcc/runtime/precompiled_runtime.hpp"
