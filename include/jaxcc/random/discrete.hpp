@@ -3,8 +3,9 @@
 // geometric gaps for n min(p, 1 - p) <= 10, BTRS above) and multinomial (a
 // scan of binomials over the categories). Each is written as JAX writes it:
 // whole-array while loops (lax::while_loop) that draw the full shape each
-// step, with JAX's key splits, so a key gives JAX's counts. Both branches
-// of poisson and binomial run, as in JAX, and a select keeps one per element.
+// step, with JAX's key splits, so a key gives JAX's counts. A select keeps
+// one branch's count per element, as in JAX; a branch that no element takes
+// is skipped (lax::cond), which JAX does not do, and changes no count.
 #pragma once
 
 #include <concepts>
@@ -15,6 +16,7 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/lax/dtype.hpp"
+#include "jaxcc/lax/cond.hpp"
 #include "jaxcc/lax/elementwise.hpp"
 #include "jaxcc/lax/scan.hpp"
 #include "jaxcc/lax/while_loop.hpp"
@@ -166,6 +168,21 @@ Array<T> binomial_btrs(Array<std::uint32_t> const& key, Array<T> const& count, A
   return std::get<0>(out);
 }
 
+/// sampler(key, param, param2) where some element takes that branch, else
+/// zeros: the elements that do not take it get the other branch's values
+/// from the select after it, so skipping a branch that no element takes
+/// (JAX runs both) leaves every count as JAX's. Under vmap the predicate is
+/// batched and both branches run.
+template <class Sampler, class P, class... Q>
+auto if_taken(Array<bool> const& taken, Sampler const& sampler, Array<std::uint32_t> const& key, P const& param,
+              Q const&... more) {
+  using R = decltype(sampler(key, param, more...));
+  return lax::cond(
+      numpy::any(taken), [&](Array<std::uint32_t> const& k, P const& p, Q const&... q) { return sampler(k, p, q...); },
+      [](Array<std::uint32_t> const&, P const& p, Q const&...) { return numpy::zeros<value_type_t<R>>(p.shape()); },
+      key, param, more...);
+}
+
 }  // namespace detail
 
 /// jax.random.poisson: Poisson(lam) counts, int32 unless I says otherwise;
@@ -179,8 +196,12 @@ Array<I> poisson(K const& key, L const& lam_in, OptionalShape const& shape = {})
   Array<bool> const use_knuth = numpy::isnan(lam) | (lam < 10.f);
   Array<float> const lam_knuth = numpy::where(use_knuth, lam, 0.f);
   Array<float> const lam_rejection = numpy::where(use_knuth, 1e5f, lam);
-  Array<I> const result = numpy::where(use_knuth, detail::poisson_knuth<I>(k, lam_knuth),
-                                       detail::poisson_rejection<I>(k, lam_rejection));
+  auto const knuth = [](Array<std::uint32_t> const& kk, Array<float> const& l) { return detail::poisson_knuth<I>(kk, l); };
+  auto const rejection = [](Array<std::uint32_t> const& kk, Array<float> const& l) {
+    return detail::poisson_rejection<I>(kk, l);
+  };
+  Array<I> const result = numpy::where(use_knuth, detail::if_taken(use_knuth, knuth, k, lam_knuth),
+                                       detail::if_taken(numpy::logical_not(use_knuth), rejection, k, lam_rejection));
   return numpy::where(lam == 0.f, I(0), result);
 }
 
@@ -208,8 +229,14 @@ Array<T> binomial(K const& key, N const& n, P const& p, OptionalShape const& sha
   Array<T> const count_inv = numpy::where(use_inversion, count, T(0));
   Array<T> const count_btrs = numpy::where(use_inversion, T(1e4), count);
   Array<T> const q_btrs = numpy::where(use_inversion, T(0.5), q);
-  Array<T> samples = numpy::where(use_inversion, detail::binomial_inversion(k, count_inv, q),
-                                  detail::binomial_btrs(k, count_btrs, q_btrs));
+  auto const inversion = [](Array<std::uint32_t> const& kk, Array<T> const& c, Array<T> const& pr) {
+    return detail::binomial_inversion(kk, c, pr);
+  };
+  auto const btrs = [](Array<std::uint32_t> const& kk, Array<T> const& c, Array<T> const& pr) {
+    return detail::binomial_btrs(kk, c, pr);
+  };
+  Array<T> samples = numpy::where(use_inversion, detail::if_taken(use_inversion, inversion, k, count_inv, q),
+                                  detail::if_taken(numpy::logical_not(use_inversion), btrs, k, count_btrs, q_btrs));
   Array<bool> const invalid = q_l_0 | q_is_nan | count_nan_or_neg;
   samples = numpy::where(invalid, std::numeric_limits<T>::quiet_NaN(), samples);
   samples = numpy::where(count_inf & numpy::logical_not(invalid), std::numeric_limits<T>::infinity(), samples);
