@@ -167,7 +167,7 @@ struct random_gamma_p {
   }
   static std::tuple<graph::NoCotangent, Array<T>> vjp(Params const& p, Array<T> const& ct, Array<T> const& out,
                                                       Array<std::uint32_t> const&, Array<T> const& a) {
-    return {{}, ct * detail::gamma_sample_grad(out, a, p.log_space)};
+    return {graph::NoCotangent{}, ct * detail::gamma_sample_grad(out, a, p.log_space)};
   }
 
   static std::pair<Array<T>, graph::BatchDim> batch(Params const& p, graph::AxisData const& axis,
