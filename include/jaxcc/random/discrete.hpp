@@ -187,7 +187,8 @@ auto if_taken(Array<bool> const& taken, Sampler const& sampler, Array<std::uint3
 
 /// jax.random.poisson: Poisson(lam) counts, int32 unless I says otherwise;
 /// lam (a scalar or an array) broadcasts to `shape` (default: lam's shape).
-template <std::integral I = std::int32_t, Key K, detail::Bound L>
+template <std::signed_integral I = std::int32_t, Key K, detail::Bound L>
+  requires Element<I>
 Array<I> poisson(K const& key, L const& lam_in, OptionalShape const& shape = {}) {
   auto const& k = detail::single_key("poisson", key);
   auto lam = detail::param_as<float>(lam_in);
@@ -253,7 +254,7 @@ Array<T> multinomial(K const& key, N const& n_in, P const& p_in, OptionalShape c
   auto const& k = detail::single_key("multinomial", key);
   auto p = detail::param_as<F>(p_in);
   auto const out_shape = shape.value_or(p.shape());
-  if (out_shape.empty()) throw Error("multinomial: p must have at least one dimension, got shape ()");
+  if (out_shape.empty()) throw Error("axis -1 is out of bounds for array of dimension 0");
   auto const n = numpy::broadcast_to(detail::param_as<F>(n_in), Shape(out_shape.begin(), out_shape.end() - 1));
   p = numpy::moveaxis(numpy::broadcast_to(p, out_shape), -1, 0);
   Array<F> const remaining_probs = lax::cumsum(p, 0, true);
