@@ -107,6 +107,35 @@ void BM_jaxcc_multivariate_normal_jit(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * mvn_draws * mvn_dim);
 }
 BENCHMARK(BM_jaxcc_multivariate_normal_jit)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+// The rejection samplers: 2^20 draws of jax.random.gamma(key, 0.5) (the
+// random_gamma primitive, a scalar Marsaglia-Tsang loop per element) and
+// of jax.random.poisson(key, 3.0) (JAX's whole-array while loops), jitted,
+// on one thread. JAX's figures come from bench/random_jax.py.
+constexpr std::int64_t n_rejection = std::int64_t{1} << 20;
+
+void BM_jaxcc_gamma_jit(benchmark::State& state) {
+  Threads const threads(1);
+  auto const draw = jaxcc::jit([](jr::KeyArray const& key) { return jr::gamma(key, 0.5, {n_rejection}); });
+  auto const key = jr::key(0);
+  for (auto _ : state) {
+    auto const g = draw(key);
+    benchmark::DoNotOptimize(g.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n_rejection);
+}
+BENCHMARK(BM_jaxcc_gamma_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_jaxcc_poisson_jit(benchmark::State& state) {
+  Threads const threads(1);
+  auto const draw = jaxcc::jit([](jr::KeyArray const& key) { return jr::poisson(key, 3.0, {n_rejection}); });
+  auto const key = jr::key(0);
+  for (auto _ : state) {
+    auto const p = draw(key);
+    benchmark::DoNotOptimize(p.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n_rejection);
+}
+BENCHMARK(BM_jaxcc_poisson_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""JAX's figures for bench_random: jax.random.uniform of 2^24 float32, and
-jax.random.multivariate_normal of 2^14 draws of dimension 64 (cholesky),
-under jit on CPU, median of 21 timed calls after warm-up (the times of
-bench_random's BM_jaxcc_uniform and BM_jaxcc_multivariate_normal are read
-beside them). For one thread, as the jaxcc figures with Arg(1), run it
-pinned to one core: `taskset -c 0 python bench/random_jax.py`. Needs JAX:
+"""JAX's figures for bench_random, under jit on CPU: jax.random.uniform of
+2^24 float32 and jax.random.multivariate_normal of 2^14 draws of dimension
+64 (cholesky), median of 21 timed calls after warm-up; 2^20 draws of
+jax.random.gamma(key, 0.5) and jax.random.poisson(key, 3.0), median of 5
+calls. The times of bench_random's BM_jaxcc_uniform,
+BM_jaxcc_multivariate_normal, BM_jaxcc_gamma_jit and BM_jaxcc_poisson_jit
+are read beside them. For one thread, as the jaxcc figures with Arg(1), run
+it pinned to one core with XLA's threads off:
+`XLA_FLAGS=--xla_cpu_multi_thread_eigen=false taskset -c 0 python bench/random_jax.py`.
+Needs JAX:
     /tmp/jaxenv/bin/pip install jax && /tmp/jaxenv/bin/python bench/random_jax.py
 """
 import statistics
@@ -14,11 +18,11 @@ import jax
 import jax.numpy as jnp
 
 
-def median_seconds(f, *args):
+def median_seconds(f, *args, calls=21):
     for _ in range(3):
         f(*args).block_until_ready()
     times = []
-    for _ in range(21):
+    for _ in range(calls):
         t0 = time.perf_counter()
         f(*args).block_until_ready()
         times.append(time.perf_counter() - t0)
@@ -40,3 +44,9 @@ mvn = jax.jit(lambda key, mean, cov: jax.random.multivariate_normal(key, mean, c
 t = median_seconds(mvn, key, mean, cov)
 print(f"jax {jax.__version__} jit(jax.random.multivariate_normal) 2^14 x 64 float32: median {1e3 * t:.2f} ms "
       f"({draws * d / t / 1e9:.3f} G items/s)")
+
+m = 1 << 20
+for name, sampler in [("gamma(key, 0.5)", lambda key: jax.random.gamma(key, 0.5, (m,))),
+                      ("poisson(key, 3.0)", lambda key: jax.random.poisson(key, 3.0, (m,)))]:
+    t = median_seconds(jax.jit(sampler), key, calls=5)
+    print(f"jax {jax.__version__} jit(jax.random.{name}) 2^20: median {1e3 * t:.1f} ms ({m / t / 1e6:.2f} M draws/s)")

@@ -7,5 +7,7 @@
 #include "jaxcc/random/key.hpp"
 #include "jaxcc/random/univariate.hpp"
 #include "jaxcc/random/multivariate.hpp"
+#include "jaxcc/random/gamma.hpp"
+#include "jaxcc/random/discrete.hpp"
 // Last: with the precompiled runtime, the rules it holds are declared extern.
 #include "jaxcc/runtime/precompiled_runtime.hpp"

@@ -88,6 +88,7 @@ inline Array<std::uint32_t> const& key_bits(Array<std::uint32_t> const& raw) { r
 template <Key K>
 Array<std::uint32_t> const& single_key(std::string_view op, K const& key) {
   auto const& bits = key_bits(key);
+  if (bits.ndim() == 0) (void)jaxcc::detail::key_batch_shape(op, bits.shape());  // raw key data of shape (): not key data
   if (bits.ndim() != 1) {
     std::ostringstream os;
     os << op << " accepts a single key, but was given a key array of shape "
