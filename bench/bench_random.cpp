@@ -2,7 +2,8 @@
 // SIMD lanes, one pass from counters to floats), eager and under jit, on one
 // thread and on all, beside std::mt19937 with uniform_real_distribution, the
 // standard library's way. JAX's own figure, jax.random.uniform under jit on
-// the same machine, comes from bench/random_jax.py.
+// the same machine, comes from bench/random_jax.py. Then multivariate_normal
+// (d = 64, 2^14 draws) on one thread.
 #include <benchmark/benchmark.h>
 
 #include <omp.h>
@@ -65,6 +66,47 @@ void BM_mt19937_uniform_real(benchmark::State& state) {
   set_items(state);
 }
 BENCHMARK(BM_mt19937_uniform_real)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// multivariate_normal: 2^14 draws of dimension 64 from a fixed covariance
+// (its Cholesky factor, the normal draw, one matrix product). JAX's figure
+// is bench/random_jax.py's jit(jax.random.multivariate_normal) beside it.
+constexpr std::int64_t mvn_draws = std::int64_t{1} << 14, mvn_dim = 64;
+
+jaxcc::Array<float> mvn_covariance() {
+  namespace jnp = jaxcc::numpy;
+  auto const a = jnp::sin(jnp::arange<float>(mvn_dim * mvn_dim).reshape({mvn_dim, mvn_dim}));
+  return jnp::matmul(a, jnp::matrix_transpose(a)) / static_cast<float>(mvn_dim) + jnp::eye<float>(mvn_dim);
+}
+
+void BM_jaxcc_multivariate_normal(benchmark::State& state) {
+  Threads const threads(static_cast<int>(state.range(0)));
+  auto const mean = jaxcc::numpy::zeros<float>({mvn_dim});
+  auto const cov = mvn_covariance();
+  auto const key = jr::key(0);
+  for (auto _ : state) {
+    auto const x = jr::multivariate_normal(key, mean, cov, {mvn_draws});
+    benchmark::DoNotOptimize(x.data());
+  }
+  state.SetItemsProcessed(state.iterations() * mvn_draws * mvn_dim);
+}
+BENCHMARK(BM_jaxcc_multivariate_normal)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_jaxcc_multivariate_normal_jit(benchmark::State& state) {
+  Threads const threads(static_cast<int>(state.range(0)));
+  auto const draw = jaxcc::jit([](jr::KeyArray const& key, jaxcc::Array<float> const& mean,
+                                  jaxcc::Array<float> const& cov) {
+    return jr::multivariate_normal(key, mean, cov, {mvn_draws});
+  });
+  auto const mean = jaxcc::numpy::zeros<float>({mvn_dim});
+  auto const cov = mvn_covariance();
+  auto const key = jr::key(0);
+  for (auto _ : state) {
+    auto const x = draw(key, mean, cov);
+    benchmark::DoNotOptimize(x.data());
+  }
+  state.SetItemsProcessed(state.iterations() * mvn_draws * mvn_dim);
+}
+BENCHMARK(BM_jaxcc_multivariate_normal_jit)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -5,5 +5,7 @@
 
 #include "jaxcc/random/distributions.hpp"
 #include "jaxcc/random/key.hpp"
+#include "jaxcc/random/univariate.hpp"
+#include "jaxcc/random/multivariate.hpp"
 // Last: with the precompiled runtime, the rules it holds are declared extern.
 #include "jaxcc/runtime/precompiled_runtime.hpp"

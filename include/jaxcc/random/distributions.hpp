@@ -5,6 +5,7 @@
 // so under grad they are constants.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -14,11 +15,20 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/operators.hpp"
 #include "jaxcc/lax/complex.hpp"
+#include "jaxcc/lax/shape_ops.hpp"
 #include "jaxcc/lax/slicing.hpp"
+#include "jaxcc/lax/sorting.hpp"
+#include "jaxcc/numpy/layout.hpp"
+#include "jaxcc/numpy/sorting.hpp"
+#include "jaxcc/numpy/ufuncs.hpp"
+#include "jaxcc/primitives/cumulative.hpp"
+#include "jaxcc/primitives/sort.hpp"
+#include "jaxcc/primitives/stop_gradient.hpp"
 #include "jaxcc/numpy/elementwise.hpp"
 #include "jaxcc/numpy/indexing.hpp"
 #include "jaxcc/numpy/reductions.hpp"
@@ -54,6 +64,45 @@ std::pair<Array<std::uint32_t>, Array<std::uint32_t>> split_in_two(Array<std::ui
 
 template <class T>
 concept Bound = Scalar<T> || ArrayLike<T>;
+
+/// A parameter's shape: () for a C++ number.
+template <Bound P>
+Shape param_shape(P const& p) {
+  if constexpr (Scalar<P>) return Shape{};
+  else return p.shape();
+}
+
+/// A parameter as an array of T (0-d for a C++ number).
+template <Element T, Bound P>
+Array<T> param_array(P const& p) {
+  if constexpr (Scalar<P>) return numpy::full<T>(Shape{}, static_cast<T>(p));
+  else return Array<T>(fusion::cast<T>(p));
+}
+
+/// JAX's _check_shape: the parameters' shapes broadcast with `shape` to
+/// `shape` itself.
+inline void check_shape(std::string_view name, Shape const& shape, std::vector<Shape> const& params) {
+  if (params.empty()) return;
+  std::vector<Shape> all{shape};
+  all.insert(all.end(), params.begin(), params.end());
+  auto const result = lax::broadcast_shapes(all);
+  if (result != shape) {
+    std::ostringstream os;
+    os << name
+       << " parameter shapes must be broadcast-compatible with shape argument, and the result of "
+          "broadcasting the shapes must equal the shape argument, but got result "
+       << result << " for shape argument " << shape << ".";
+    throw Error(os.str());
+  }
+}
+
+/// JAX's _check_broadcast_shapes: `shape` checked against the parameters',
+/// or, when it is None, their broadcast.
+inline Shape sample_shape(std::string_view name, OptionalShape const& shape, std::vector<Shape> const& params) {
+  if (!shape) return lax::broadcast_shapes(params);
+  check_shape(name, *shape, params);
+  return *shape;
+}
 
 }  // namespace detail
 
@@ -118,6 +167,24 @@ Array<T> truncated_normal(K const& key, double lower, double upper, Shape const&
                      std::nextafter(hi, -std::numeric_limits<T>::infinity()));
 }
 
+/// truncated_normal with array bounds (either or both): `shape` defaults
+/// to the bounds' broadcast shape. Differentiable in the bounds (through
+/// the uniform draw's range; the clip to the open interval is not).
+template <Element T = float, Key K, detail::Bound Lo, detail::Bound Hi>
+  requires std::floating_point<T> && (!Scalar<Lo> || !Scalar<Hi>)
+Array<T> truncated_normal(K const& key, Lo const& lower, Hi const& upper, OptionalShape const& shape = {}) {
+  auto const& k = detail::single_key("truncated_normal", key);
+  auto const out_shape =
+      detail::sample_shape("truncated_normal", shape, {detail::param_shape(lower), detail::param_shape(upper)});
+  T const sqrt2 = T(1.4142135623730951);
+  auto const lo = detail::param_array<T>(lower), hi = detail::param_array<T>(upper);
+  Array<T> const a = lax::erf(lo / sqrt2), b = lax::erf(hi / sqrt2);
+  Array<T> const u = uniform<T>(k, out_shape, a, b);
+  T const inf = std::numeric_limits<T>::infinity();
+  return numpy::clip(Array<T>(sqrt2 * lax::erf_inv(u)), numpy::nextafter(lax::stop_gradient(lo), inf),
+                     numpy::nextafter(lax::stop_gradient(hi), -inf));
+}
+
 /// jax.random.randint: integers in [minval, maxval), int32 unless T is
 /// uint32; from two 32-bit draws per element reduced modulo the span, as JAX.
 template <Element T = std::int32_t, Key K>
@@ -139,6 +206,59 @@ Array<T> randint(K const& key, Shape const& shape, std::int64_t minval, std::int
   auto const lower = detail::draw<std::uint32_t>(k2, shape);
   auto const offset = numpy::fmod(numpy::fmod(higher, span) * multiplier + numpy::fmod(lower, span), span);
   return lax::convert_element_type<T>(Array<std::uint32_t>(offset + static_cast<std::uint32_t>(lo)));
+}
+
+namespace detail {
+
+/// A randint bound as T, clipped to T's range and to its own type's (JAX's
+/// _convert_and_clip_integer), and whether it lies above T's largest value.
+template <Element T, Bound B>
+std::pair<Array<T>, Array<bool>> randint_bound(B const& b) {
+  if constexpr (Scalar<B>) {
+    auto const v = static_cast<std::int64_t>(b);
+    constexpr auto t_min = static_cast<std::int64_t>(std::numeric_limits<T>::min());
+    constexpr auto t_max = static_cast<std::int64_t>(std::numeric_limits<T>::max());
+    return {numpy::full<T>(Shape{}, static_cast<T>(std::clamp(v, t_min, t_max))), numpy::full<bool>(Shape{}, v > t_max)};
+  } else {
+    using V = value_type_t<B>;
+    Array<V> const x = b;
+    auto const lo = static_cast<V>(std::max<std::int64_t>(std::numeric_limits<T>::min(), std::numeric_limits<V>::min()));
+    auto const hi = static_cast<V>(std::min<std::uint64_t>(std::numeric_limits<T>::max(), std::numeric_limits<V>::max()));
+    return {lax::convert_element_type<T>(Array<V>(numpy::clip(x, lo, hi))), x > hi};
+  }
+}
+
+/// lax.rem on uint32 as XLA computes it: x where the divisor is 0.
+inline Array<std::uint32_t> rem_or_self(Array<std::uint32_t> const& x, Array<std::uint32_t> const& span) {
+  Array<std::uint32_t> const safe = numpy::where(span == 0u, 1u, span);
+  return numpy::where(span == 0u, x, Array<std::uint32_t>(lax::rem(x, safe)));
+}
+
+}  // namespace detail
+
+/// randint with array bounds (either or both, integer arrays broadcasting
+/// to `shape`): JAX's algorithm elementwise, bit for bit.
+template <Element T = std::int32_t, Key K, detail::Bound Lo, detail::Bound Hi>
+  requires(std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t>) && (!Scalar<Lo> || !Scalar<Hi>) &&
+          (Scalar<Lo> || std::integral<value_type_t<Lo>>) && (Scalar<Hi> || std::integral<value_type_t<Hi>>)
+Array<T> randint(K const& key, Shape const& shape, Lo const& minval, Hi const& maxval) {
+  using U = std::uint32_t;
+  auto const& k = detail::single_key("randint", key);
+  detail::check_shape("randint", shape, {detail::param_shape(minval), detail::param_shape(maxval)});
+  auto const [lo, lo_out_of_range] = detail::randint_bound<T>(minval);
+  auto const [hi, maxval_out_of_range] = detail::randint_bound<T>(maxval);
+  (void)lo_out_of_range;
+  Array<U> const lo_u = lax::convert_element_type<U>(lo), hi_u = lax::convert_element_type<U>(hi);
+  Array<U> span = hi_u - lo_u;  // wraps, as XLA's uint32
+  span = numpy::where(hi <= lo, U{1}, span);
+  span = numpy::where(numpy::logical_and(maxval_out_of_range, hi > lo), Array<U>(span + U{1}), span);
+  Array<U> const m16 = detail::rem_or_self(numpy::full<U>(Shape{}, U{1} << 16), span);
+  Array<U> const multiplier = detail::rem_or_self(Array<U>(m16 * m16), span);
+  auto const [k1, k2] = detail::split_in_two(k);
+  Array<U> const higher = detail::draw<U>(k1, shape), lower = detail::draw<U>(k2, shape);
+  Array<U> const offset = detail::rem_or_self(
+      Array<U>(detail::rem_or_self(higher, span) * multiplier + detail::rem_or_self(lower, span)), span);
+  return lax::convert_element_type<T>(Array<U>(numpy::broadcast_to(lo_u, shape) + offset));
 }
 
 /// jax.random.bernoulli: true with probability p (a scalar, float32, or an
@@ -171,13 +291,36 @@ Array<T> gumbel(K const& key, Shape const& shape = {}) {
   return -numpy::log(-numpy::log(u));
 }
 
+namespace detail {
+
+/// categorical(replace=false): the Gumbel top-k trick, k the number of
+/// draws per distribution (the product of `shape`'s leading dimensions).
+template <Element T>
+Array<std::int32_t> categorical_without_replacement(Array<std::uint32_t> const& key, Array<T> const& logits,
+                                                    std::int64_t axis, Shape const& shape, std::int64_t n_prefix) {
+  std::int64_t k = 1;
+  for (std::int64_t i = 0; i < n_prefix; ++i) k *= shape[static_cast<std::size_t>(i)];
+  auto const n = logits.shape()[static_cast<std::size_t>(axis)];
+  if (k > n) {
+    std::ostringstream os;
+    os << "Number of samples without replacement (" << k << ") cannot exceed number of categories (" << n << ").";
+    throw Error(os.str());
+  }
+  Array<T> const perturbed = logits + gumbel<T>(key, logits.shape());
+  auto const indices = std::get<1>(lax::top_k(numpy::moveaxis(perturbed, axis, -1), k));  // (*batch, k)
+  return lax::reshape(numpy::moveaxis(indices, -1, 0), shape);
+}
+
+}  // namespace detail
+
 /// jax.random.categorical: indices drawn from softmax(logits) along `axis`,
 /// by the Gumbel-max trick; `shape` (default: logits' shape without `axis`)
-/// may add leading dimensions.
+/// may add leading dimensions. With `replace` false, the draws along those
+/// leading dimensions are distinct (the Gumbel top-k trick).
 template <Key K, ArrayLike L>
   requires std::floating_point<value_type_t<L>>
 Array<std::int32_t> categorical(K const& key, L const& logits_in, std::int64_t axis = -1,
-                                OptionalShape const& shape = {}) {
+                                OptionalShape const& shape = {}, bool replace = true) {
   using T = value_type_t<L>;
   Array<T> const logits = logits_in;
   auto const rank = logits.ndim();
@@ -199,6 +342,8 @@ Array<std::int32_t> categorical(K const& key, L const& logits_in, std::int64_t a
        << batch_shape << " for shape argument " << out_shape << ".";
     throw Error(os.str());
   }
+  if (!replace) return detail::categorical_without_replacement(detail::single_key("categorical", key), logits, axis,
+                                                                out_shape, n_prefix);
   Shape noise_shape(out_shape.begin(), out_shape.begin() + n_prefix);
   noise_shape.insert(noise_shape.end(), logits.shape().begin(), logits.shape().end());
   Shape expanded(static_cast<std::size_t>(n_prefix), 1);
@@ -213,9 +358,27 @@ Array<std::int32_t> permutation(K const& key, N n) {
   return jaxcc::detail::bind<primitives::random_permutation_p>({static_cast<std::int64_t>(n)},
                                                                detail::single_key("permutation", key));
 }
-/// permutation(key, x, axis): x with its slices along `axis` shuffled.
+namespace detail {
+
+/// JAX's _shuffle: x sorted along `axis` by fresh random 32-bit keys, as
+/// many rounds as make a collision of every key string unlikely for x's size.
+template <Element T>
+Array<T> shuffle(Array<std::uint32_t> key, Array<T> x, std::int64_t axis) {
+  auto const rounds = primitives::random_permutation_p::rounds(x.shape().numel());
+  for (int r = 0; r < rounds; ++r) {
+    auto const [next, sub] = split_in_two(key);
+    key = next;
+    x = std::get<1>(lax::sort_key_val(draw<std::uint32_t>(sub, x.shape()), x, axis));
+  }
+  return x;
+}
+
+}  // namespace detail
+
+/// permutation(key, x, axis, independent): x with its slices along `axis`
+/// shuffled; with `independent`, each vector along `axis` shuffled on its own.
 template <Key K, ArrayLike A>
-Array<value_type_t<A>> permutation(K const& key, A const& x, std::int64_t axis = 0) {
+Array<value_type_t<A>> permutation(K const& key, A const& x, std::int64_t axis = 0, bool independent = false) {
   Array<value_type_t<A>> const a = x;
   if (a.ndim() == 0) throw Error("x must be an integer or at least 1-dimensional");
   if (axis < -a.ndim() || axis >= a.ndim()) {
@@ -224,20 +387,42 @@ Array<value_type_t<A>> permutation(K const& key, A const& x, std::int64_t axis =
     throw Error(os.str());
   }
   if (axis < 0) axis += a.ndim();
+  if (independent) return detail::shuffle(detail::single_key("permutation", key), a, axis);
   return numpy::take(a, permutation(key, a.shape()[static_cast<std::size_t>(axis)]), axis);
 }
 
-/// jax.random.choice without weights: `shape` draws from 0, ..., n - 1 (or
-/// from the slices of `a` along `axis`), with or without replacement.
-template <Key K, ArrayLike A>
-Array<value_type_t<A>> choice(K const& key, A const& a_in, Shape const& shape = {}, bool replace = true,
-                              std::int64_t axis = 0) {
-  Array<value_type_t<A>> const a = a_in;
-  if (a.ndim() == 0) throw Error("choice: a must be an integer or at least 1-dimensional");
-  if (axis < 0) axis += a.ndim();
-  auto const n_inputs = a.shape()[static_cast<std::size_t>(axis)];
-  auto const n_draws = shape.numel();
-  if (n_draws == 0) return numpy::zeros<value_type_t<A>>(shape);  // JAX's shape: `shape`, whatever `a`'s
+namespace detail {
+
+/// choice's `p`: jaxcc::none (uniform) or an array of probabilities.
+template <class P>
+concept Probabilities = std::same_as<P, none_t> || ArrayLike<P>;
+
+/// choice's indices drawn with probabilities p (n_inputs of them, any
+/// positive scale): `shape` by inverting their cumulative sum (with
+/// replacement), or shape.numel() distinct ones by the Gumbel top-k trick.
+template <ArrayLike P>
+Array<std::int32_t> weighted_indices(Array<std::uint32_t> const& key, P const& p_in, std::int64_t n_inputs,
+                                     Shape const& shape, bool replace) {
+  using F = float_t<value_type_t<P>>;
+  Array<F> const p = jaxcc::detail::array_as<F>(p_in);
+  if (p.shape() != Shape{n_inputs}) {
+    std::ostringstream os;
+    os << "p must be None or a 1D vector with the same size as a.shape[axis]. p has shape " << p.shape()
+       << " and a.shape[axis] is " << n_inputs << ".";
+    throw Error(os.str());
+  }
+  if (replace) {
+    Array<F> const cumulative = lax::cumsum(p, 0);
+    Array<F> const total = lax::reshape(lax::slice(cumulative, {n_inputs - 1}, {n_inputs}), Shape{});
+    Array<F> const r = total * (F(1) - uniform<F>(key, shape));
+    return numpy::searchsorted(cumulative, r);
+  }
+  Array<F> const g = gumbel<F>(key, Shape{n_inputs}) + numpy::log(p);
+  return std::get<1>(lax::top_k(g, shape.numel()));
+}
+
+/// choice's checks of the number of draws against the population.
+inline void check_choice(std::int64_t n_inputs, std::int64_t n_draws, bool replace) {
   if (n_inputs <= 0) throw Error("a must be greater than 0 unless no samples are taken");
   if (!replace && n_draws > n_inputs) {
     std::ostringstream os;
@@ -245,12 +430,58 @@ Array<value_type_t<A>> choice(K const& key, A const& a_in, Shape const& shape = 
        << ") when 'replace=False'";
     throw Error(os.str());
   }
+}
+
+}  // namespace detail
+
+/// choice(key, n, shape, replace, p): draws from 0, ..., n - 1 (int32),
+/// uniform or with probabilities p (an array of n; jaxcc::none for uniform).
+/// `axis` is JAX's, and has no meaning for an integer population.
+template <Key K, std::integral N, detail::Probabilities P = none_t>
+Array<std::int32_t> choice(K const& key, N n, Shape const& shape = {}, bool replace = true, P const& p = none,
+                           std::int64_t axis = 0) {
+  (void)axis;
+  auto const& k = detail::single_key("choice", key);
+  auto const n_draws = shape.numel();
+  if (n_draws == 0) return numpy::zeros<std::int32_t>(shape);
+  detail::check_choice(static_cast<std::int64_t>(n), n_draws, replace);
+  if constexpr (!std::same_as<P, none_t>) {
+    return lax::reshape(detail::weighted_indices(k, p, static_cast<std::int64_t>(n), shape, replace), shape);
+  } else {
+    if (replace) return randint(k, shape, 0, static_cast<std::int64_t>(n));
+    auto const shuffled = permutation(k, static_cast<std::int64_t>(n));
+    return lax::reshape(lax::slice(shuffled, {0}, {n_draws}), shape);
+  }
+}
+
+/// jax.random.choice: `shape` draws of the slices of `a` along `axis`, with
+/// or without replacement, uniform or with probabilities p (one per slice).
+/// A 0-d `a` is read as n, as JAX reads it (its value must be known, so
+/// not a jit argument): the draws are then 0, ..., n - 1 in a's dtype.
+template <Key K, ArrayLike A, detail::Probabilities P = none_t>
+Array<value_type_t<A>> choice(K const& key, A const& a_in, Shape const& shape = {}, bool replace = true,
+                              P const& p = none, std::int64_t axis = 0) {
+  using V = value_type_t<A>;
+  Array<V> const a = a_in;
+  if (a.ndim() == 0) return lax::convert_element_type<V>(choice(key, static_cast<std::int64_t>(a.item()), shape, replace, p));
+  if (axis < -a.ndim() || axis >= a.ndim()) {
+    std::ostringstream os;
+    os << "choice: axis " << axis << " is out of bounds for array of dimension " << a.ndim();
+    throw Error(os.str());
+  }
+  if (axis < 0) axis += a.ndim();
+  auto const n_inputs = a.shape()[static_cast<std::size_t>(axis)];
+  auto const n_draws = shape.numel();
+  if (n_draws == 0) return numpy::zeros<V>(shape);  // JAX's shape: `shape`, whatever `a`'s
+  detail::check_choice(n_inputs, n_draws, replace);
   Shape out_shape(a.shape().begin(), a.shape().begin() + axis);
   out_shape.insert(out_shape.end(), shape.begin(), shape.end());
   out_shape.insert(out_shape.end(), a.shape().begin() + axis + 1, a.shape().end());
   auto const& k = detail::single_key("choice", key);
-  Array<value_type_t<A>> picked;
-  if (replace) {
+  Array<V> picked;
+  if constexpr (!std::same_as<P, none_t>) {
+    picked = numpy::take(a, numpy::ravel(detail::weighted_indices(k, p, n_inputs, shape, replace)), axis);
+  } else if (replace) {
     picked = numpy::take(a, randint(k, Shape{n_draws}, 0, n_inputs), axis);
   } else {
     auto const shuffled = permutation(k, a, axis);
@@ -259,14 +490,6 @@ Array<value_type_t<A>> choice(K const& key, A const& a_in, Shape const& shape = 
     picked = lax::slice(shuffled, start, limit);
   }
   return lax::reshape(picked, out_shape);
-}
-/// choice(key, n, shape, replace): draws from 0, ..., n - 1 (int32).
-template <Key K, std::integral N>
-Array<std::int32_t> choice(K const& key, N n, Shape const& shape = {}, bool replace = true) {
-  auto const& k = detail::single_key("choice", key);
-  if (n <= 0 && shape.numel() > 0) throw Error("a must be greater than 0 unless no samples are taken");
-  if (replace) return randint(k, shape, 0, static_cast<std::int64_t>(n));
-  return choice(k, numpy::arange<std::int32_t>(static_cast<std::int64_t>(n)), shape, false);
 }
 
 }  // namespace jaxcc::random

@@ -167,6 +167,21 @@ auto fold_in(K const& keys, D const& data) {
   return detail::keys_like<K>(jaxcc::detail::bind<primitives::random_fold_in_p>({}, bits, words));
 }
 
+/// jax.random.clone: the same keys (an identity outside JAX's key-reuse
+/// checking, which jaxcc does not have), of the kind given.
+template <Key K>
+std::remove_cvref_t<K> clone(K const& keys) {
+  return keys;
+}
+
+/// jax.random.key_impl: the name of the keys' PRNG implementation, the
+/// string JAX returns for its built-in ones and accepts back as `impl`.
+/// jaxcc has one, "threefry2x32", for typed and raw keys of any shape.
+template <Key K>
+std::string key_impl(K const& /*keys*/) {
+  return "threefry2x32";
+}
+
 }  // namespace jaxcc::random
 
 template <>
