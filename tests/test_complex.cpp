@@ -359,3 +359,15 @@ TEST_CASE("complex: long fused regions (xsimd batches of complex numbers, any wi
                    })(x, y))),
                    expected, 1e-6, 1e-6) == "");
 }
+
+TEST_CASE("complex: jit keeps a product by a complex constant whose real part is 1", "[complex][jit]") {
+  // x * (1 + 0.5i) is not x * 1: jit's folding of identities reads the whole constant.
+  auto const f = [](Array<double> const& v) {
+    return jnp::sum(jnp::real(lax::complex(v, jnp::cos(v)) * c128(1, 0.5)));
+  };
+  auto const x = jnp::array<double>({0.1, 0.5, 1.0, 2.0});
+  auto const eager = jaxcc::grad(f)(x);
+  CHECK(mismatches(flat(jaxcc::jit(jaxcc::grad(f))(x)), flat(eager), 1e-15, 1e-15) == "");
+  CHECK(mismatches(flat(eager), {1 + 0.5 * std::sin(0.1), 1 + 0.5 * std::sin(0.5), 1 + 0.5 * std::sin(1.0),
+                                 1 + 0.5 * std::sin(2.0)}, 1e-15, 1e-15) == "");
+}

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -195,6 +196,19 @@ inline double constant_value(ProgramValue const& v) {
   return jaxcc::detail::value_as_double(v.dtype, &v.bits);
 }
 
+/// A constant's value where a double holds it whole: not a complex number
+/// with an imaginary part (`x * (1 + 0.5i)` is no `x * 1`).
+inline std::optional<double> known_constant(ProgramValue const& v) {
+  auto const imaginary_part = [&]<class C>(std::type_identity<C>) {
+    C c;
+    std::memcpy(&c, v.bits.data(), sizeof c);
+    return c.imag();
+  };
+  if (v.dtype == DType::complex64 && imaginary_part(std::type_identity<std::complex<float>>{}) != 0) return std::nullopt;
+  if (v.dtype == DType::complex128 && imaginary_part(std::type_identity<std::complex<double>>{}) != 0) return std::nullopt;
+  return constant_value(v);
+}
+
 /// `p` as make_jaxpr shows it: each node one equation, as JAX would have
 /// traced the ops; the result named `result`.
 template <class = void>
@@ -312,7 +326,7 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
         auto const k = value.args[0];
         moved[v] = fold(k) ? add(b.constant(value.dtype, *uniform[k]), {}, uniform[k]) : add(b.input(value.dtype), shapes[k], {});
       } else if (value.kind == ProgramValue::Kind::constant) {
-        moved[v] = add(b.copy_of(value), {}, constant_value(value));
+        moved[v] = add(b.copy_of(value), {}, known_constant(value));
       } else {
         auto node = value;
         Shape shape;
@@ -349,7 +363,7 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
       passed = 0;
     } else if (result.op->forwarded && result.op->arity == 2) {
       auto const known = [&](std::uint32_t v) -> std::optional<double> {
-        if (values[v].kind == ProgramValue::Kind::constant) return constant_value(values[v]);
+        if (values[v].kind == ProgramValue::Kind::constant) return known_constant(values[v]);
         return uniform[values[v].args[0]];
       };
       passed = result.op->forwarded(known(result.args[0]), known(result.args[1]));
