@@ -34,22 +34,6 @@ Array<T> param_as(P const& p) {
   else return fusion::cast<T>(p);
 }
 
-/// JAX's _check_shape: `shape` must be what it broadcasts to with the
-/// parameters' shapes.
-inline void check_shape(std::string_view name, Shape const& shape, std::vector<Shape> const& params) {
-  if (params.empty()) return;
-  std::vector<Shape> all{shape};
-  all.insert(all.end(), params.begin(), params.end());
-  auto const result = numpy::broadcast_shapes(all);
-  if (result != shape) {
-    std::ostringstream os;
-    os << name << " parameter shapes must be broadcast-compatible with shape argument, and the result of "
-                  "broadcasting the shapes must equal the shape argument, but got result "
-       << result << " for shape argument " << shape << ".";
-    throw Error(os.str());
-  }
-}
-
 /// JAX's _check_broadcast_shapes: the parameters' broadcast shape when
 /// `shape` is None, else `shape`, checked.
 inline Shape sampler_shape(std::string_view name, OptionalShape const& shape, std::vector<Shape> const& params) {
