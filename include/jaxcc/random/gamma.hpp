@@ -9,7 +9,6 @@
 
 #include <concepts>
 #include <cstdint>
-#include <sstream>
 #include <string_view>
 
 #include "jaxcc/core/array.hpp"
