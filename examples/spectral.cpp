@@ -10,12 +10,13 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <numbers>
 #include <string>
 
 #include <jaxcc/jaxcc.hpp>
+
+#include "expected_figures.hpp"
 
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
@@ -72,20 +73,5 @@ int main(int argc, char** argv) {
   for (auto const& [name, value] : figures) std::printf("%s: %.6f\n", name.c_str(), value);
 
   if (argc < 2) return 0;
-  // Compare with the JAX file's output: "<name>: <value>" per line.
-  std::ifstream expected(argv[1]);
-  std::string line;
-  int differences = 0, lines = 0;
-  while (std::getline(expected, line)) {
-    auto const colon = line.rfind(": ");
-    auto const name = line.substr(0, colon);
-    double const want = std::stod(line.substr(colon + 2));
-    ++lines;
-    if (!figures.contains(name) || std::abs(figures[name] - want) > 1e-4 * std::max(1.0, std::abs(want))) {
-      std::printf("differs from JAX: %s (JAX %.6f)\n", name.c_str(), want);
-      ++differences;
-    }
-  }
-  std::printf("%d of %d figures match JAX's\n", lines - differences, lines);
-  return differences == 0 && lines == int(figures.size()) ? 0 : 1;
+  return examples::compare_with_expected(figures, argv[1]);
 }

@@ -21,6 +21,7 @@ namespace jnp = jaxcc::numpy;
 namespace jr = jaxcc::random;
 using jaxcc::Array;
 using jaxcc::Shape;
+using jaxcc_test::as_doubles;
 using jaxcc_test::message_of;
 
 struct Golden {
@@ -38,12 +39,6 @@ std::vector<Golden> const& golden() {
   return cases;
 }
 
-template <class A>
-std::vector<double> as_doubles(A const& a) {
-  std::vector<double> out;
-  for (auto v : a.to_vector()) out.push_back(static_cast<double>(v));
-  return out;
-}
 
 // The parameters of the array cases (as the script's lams, ns and ps).
 Array<float> lams() { return jnp::array<float>({0.f, 0.5f, 3.f, 9.99f, 10.f, 12.f, 30.f, 100.f, 1000.f}); }

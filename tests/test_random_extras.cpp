@@ -27,6 +27,7 @@ namespace jr = jaxcc::random;
 namespace testing = jaxcc::testing;
 using jaxcc::Array;
 using jaxcc::Shape;
+using jaxcc_test::as_doubles;
 using jaxcc_test::message_of;
 
 struct Golden {
@@ -54,12 +55,6 @@ Array<std::int32_t> lo3() { return jnp::array<std::int32_t>({0, -5, 10}); }
 Array<std::int32_t> hi31() { return jnp::array<std::int32_t>({1, 100, 1000000}).reshape({3, 1}); }
 Array<float> lower3() { return jnp::array<float>({-1.0f, 0.0f, 0.5f}); }
 
-template <class A>
-std::vector<double> as_doubles(A const& a) {
-  std::vector<double> out;
-  for (auto v : a.to_vector()) out.push_back(static_cast<double>(v));
-  return out;
-}
 
 template <class A>
 std::pair<Shape, std::vector<double>> result(A const& a) {

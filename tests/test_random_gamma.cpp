@@ -22,6 +22,7 @@ namespace jnp = jaxcc::numpy;
 namespace jr = jaxcc::random;
 using jaxcc::Array;
 using jaxcc::Shape;
+using jaxcc_test::as_doubles;
 using jaxcc_test::message_of;
 
 struct Golden {
@@ -39,12 +40,6 @@ std::vector<Golden> const& golden() {
   return cases;
 }
 
-template <class A>
-std::vector<double> as_doubles(A const& a) {
-  std::vector<double> out;
-  for (auto v : a.to_vector()) out.push_back(static_cast<double>(v));
-  return out;
-}
 
 // The shape parameters of the array cases (as the script's a_array).
 Array<float> a_array() { return jnp::array<float>({0.05f, 0.5f, 0.999f, 1.0f, 2.5f, 40.0f}); }

@@ -24,6 +24,7 @@ namespace jr = jaxcc::random;
 namespace testing = jaxcc::testing;
 using jaxcc::Array;
 using jaxcc::Shape;
+using jaxcc_test::as_doubles;
 using jaxcc_test::message_of;
 
 struct Golden {
@@ -40,12 +41,6 @@ std::vector<Golden> const& golden() {
   return cases;
 }
 
-template <class A>
-std::vector<double> as_doubles(A const& a) {
-  std::vector<double> out;
-  for (auto v : a.to_vector()) out.push_back(static_cast<double>(v));
-  return out;
-}
 
 // The parameter arrays of random_univariate_cases.py.
 Array<float> sigmas() { return jnp::array<float>({0.5f, 1.0f, 1.5f}); }
