@@ -13,6 +13,8 @@
 #include <map>
 #include <numbers>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <jaxcc/jaxcc.hpp>
 
@@ -61,17 +63,15 @@ int main(int argc, char** argv) {
   auto const u = solve(u0);
   auto const g = jaxcc::grad(energy)(u0);
 
-  std::map<std::string, double> figures;  // what the JAX file prints, by name
-  figures["energy at t=0"] = Array<float>(0.5f * jnp::mean(u0 * u0)).item();
-  figures["energy at t=1"] = energy(u0).item();
+  // What the JAX file prints, in its order.
+  std::vector<std::pair<std::string, double>> rows{{"energy at t=0", Array<float>(0.5f * jnp::mean(u0 * u0)).item()},
+                                                   {"energy at t=1", energy(u0).item()}};
   char const* const where[] = {"0", "pi/2", "pi", "3pi/2"};
-  for (int q = 0; q < 4; ++q) {
-    figures[std::string("u(1) at x=") + where[q]] = u[q * n / 4].item();
-    figures[std::string("d energy / d u0 at x=") + where[q]] = g[q * n / 4].item();
-  }
-  figures["sum of d energy / d u0"] = jnp::sum(g).item();
-  for (auto const& [name, value] : figures) std::printf("%s: %.6f\n", name.c_str(), value);
+  for (int q = 0; q < 4; ++q) rows.emplace_back(std::string("u(1) at x=") + where[q], u[q * n / 4].item());
+  for (int q = 0; q < 4; ++q) rows.emplace_back(std::string("d energy / d u0 at x=") + where[q], g[q * n / 4].item());
+  rows.emplace_back("sum of d energy / d u0", jnp::sum(g).item());
+  for (auto const& [name, value] : rows) std::printf("%s: %.6f\n", name.c_str(), value);
 
   if (argc < 2) return 0;
-  return examples::compare_with_expected(figures, argv[1]);
+  return examples::compare_with_expected({rows.begin(), rows.end()}, argv[1]);
 }
