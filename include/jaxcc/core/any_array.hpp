@@ -115,7 +115,7 @@ inline bool contiguous(AnyArray const& a) {
 inline double value_as_double(DType dtype, void const* element) {
   return with_element_type(dtype, [&]<class T>(std::type_identity<T>) {
     T value;
-    std::memcpy(&value, element, sizeof value);
+    std::memcpy(static_cast<void*>(&value), element, sizeof value);  // void*: std::complex is trivially copyable
     if constexpr (ComplexElement<T>) return static_cast<double>(value.real());
     else return static_cast<double>(value);
   });

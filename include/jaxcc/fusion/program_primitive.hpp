@@ -201,7 +201,7 @@ inline double constant_value(ProgramValue const& v) {
 inline std::optional<double> known_constant(ProgramValue const& v) {
   auto const imaginary_part = [&]<class C>(std::type_identity<C>) {
     C c;
-    std::memcpy(&c, v.bits.data(), sizeof c);
+    std::memcpy(static_cast<void*>(&c), v.bits.data(), sizeof c);  // void*: std::complex is trivially copyable
     return c.imag();
   };
   if (v.dtype == DType::complex64 && imaginary_part(std::type_identity<std::complex<float>>{}) != 0) return std::nullopt;
