@@ -216,17 +216,17 @@ TEST_CASE("complex decompositions: check_grads, batching and jit", "[linalg_comp
     auto const p = Array<c128>(column * jnp::conj(jnp::transpose(column)));
     return jnp::sum(Array<double>(jnp::real(p) + 0.5 * jnp::imag(p)));
   };
-  REQUIRE_NOTHROW(check_grads(eig_projector, std::tuple{h}, 1));
+  REQUIRE_NOTHROW(check_grads(eig_projector, std::tuple{h}, 2));
   auto const qr_loss = [](Array<c128> const& x) {
     auto const [q, r] = jnp::linalg::qr(x);
     return Array<double>(jnp::sum(jnp::real(r)) + 0.3 * jnp::sum(jnp::imag(q)));
   };
   REQUIRE_NOTHROW(check_grads(qr_loss, std::tuple{g}, 2));
-  REQUIRE_NOTHROW(check_grads(qr_loss, std::tuple{w}, 1));
+  REQUIRE_NOTHROW(check_grads(qr_loss, std::tuple{w}, 2));
   auto const complete = [](Array<c128> const& x) {
     return jnp::sum(Array<double>(jnp::imag(std::get<0>(jnp::linalg::qr(x, "complete")))));
   };
-  REQUIRE_NOTHROW(check_grads(complete, std::tuple{g}, 1));
+  REQUIRE_NOTHROW(check_grads(complete, std::tuple{g}, 2));
   auto const singular = [](Array<c128> const& x) { return jnp::sum(jnp::linalg::svdvals(x)); };
   REQUIRE_NOTHROW(check_grads(singular, std::tuple{g}, 2));
   auto const pairs = [](Array<c128> const& x) {
@@ -234,11 +234,11 @@ TEST_CASE("complex decompositions: check_grads, batching and jit", "[linalg_comp
     auto const p = Array<c128>(lax::slice_in_dim(u, 0, 1, 1, 1) * lax::slice_in_dim(vh, 0, 1, 1, 0));
     return jnp::sum(Array<double>(jnp::real(p) - 0.4 * jnp::imag(p)));
   };
-  REQUIRE_NOTHROW(check_grads(pairs, std::tuple{a}, 1));
-  REQUIRE_NOTHROW(check_grads(pairs, std::tuple{g}, 1));
-  REQUIRE_NOTHROW(check_grads(pairs, std::tuple{w}, 1));
+  REQUIRE_NOTHROW(check_grads(pairs, std::tuple{a}, 2));
+  REQUIRE_NOTHROW(check_grads(pairs, std::tuple{g}, 2));
+  REQUIRE_NOTHROW(check_grads(pairs, std::tuple{w}, 2));
   auto const pseudo = [](Array<c128> const& x) { return jnp::sum(Array<double>(jnp::imag(jnp::linalg::pinv(x)))); };
-  REQUIRE_NOTHROW(check_grads(pseudo, std::tuple{w}, 1));
+  REQUIRE_NOTHROW(check_grads(pseudo, std::tuple{w}, 2));
   auto const fro = [](Array<c128> const& x) { return jnp::linalg::norm(x, "fro"); };
   REQUIRE_NOTHROW(check_grads(fro, std::tuple{a}, 2));
 
@@ -257,6 +257,21 @@ TEST_CASE("complex decompositions: check_grads, batching and jit", "[linalg_comp
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(jaxcc::grad(singular), g));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit(jaxcc::grad(chol), h));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit([](Array<c128> const& x) { return jnp::linalg::norm(x, 2); }, a));
+}
+
+TEST_CASE("complex decompositions: 0-d and empty inputs, eager and under jit", "[linalg_complex2]") {
+  using jaxcc::testing::check_edges;
+  auto const g = input("g");
+  auto const h = input("h");
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::cholesky(x); }, h));
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::eigh(x); }, h));
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::qr(x, "complete"); }, g));
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::svd(x); }, g));
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::svdvals(x); }, g));
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::pinv(x); }, g));
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::matrix_rank(x); }, g));
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::norm(x, "nuc"); }, g));
+  REQUIRE_NOTHROW(check_edges([](Array<c64> const& x) { return jnp::linalg::norm(x); }, g));
 }
 
 }  // namespace test_linalg_complex2
