@@ -1,6 +1,6 @@
 // jax.lax.linalg: triangular_solve, cholesky, lu, eig, eigh, qr and svd
-// over the last two axes of float arrays (complex ones too for
-// triangular_solve, lu and eig), any leading axes a batch. Each binds its
+// over the last two axes of real and complex float arrays, any leading
+// axes a batch. Each binds its
 // primitive (primitives/triangular_solve.hpp, cholesky.hpp, lu.hpp,
 // eig.hpp, eigh.hpp, qr.hpp, svd.hpp) with
 // JAX's arguments and wrapping, and slices apart the outputs that a
@@ -17,6 +17,7 @@
 #include "jaxcc/lax/complex.hpp"
 #include "jaxcc/lax/slicing.hpp"
 #include "jaxcc/primitives/bind.hpp"
+#include "jaxcc/primitives/bits/hermitian.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/cholesky.hpp"
@@ -55,17 +56,18 @@ Array<value_type_t<A>> triangular_solve(A const& a, B const& b, bool left_side =
   return out;
 }
 
-/// lax.linalg.cholesky: the lower factor L of L·Lᵀ = x for each (..., n, n)
-/// matrix; with `symmetrize_input`, of (x + xᵀ) / 2, else of x's lower
-/// triangle. A matrix that is not positive definite gives NaNs.
+/// lax.linalg.cholesky: the lower factor L of L·Lᴴ = x for each (..., n, n)
+/// real or complex matrix; with `symmetrize_input`, of (x + xᴴ) / 2, else of
+/// x's lower triangle (read as Hermitian). A matrix that is not positive
+/// definite gives NaNs.
 template <ArrayLike A>
-  requires std::floating_point<value_type_t<A>>
+  requires detail::linalg_element<value_type_t<A>>
 Array<value_type_t<A>> cholesky(A const& x, bool symmetrize_input = true) {
   using T = value_type_t<A>;
   auto a = as_array(x);
   // The shape rule's message, not the symmetrizing transpose's.
   primitives::cholesky_p::shape_rule({}, a);
-  if (symmetrize_input) a = Array<T>((a + detail::matrix_transpose(a)) / T(2));
+  if (symmetrize_input) a = Array<T>((a + detail::matrix_adjoint(a)) / T(2));
   return detail::bind<primitives::cholesky_p>({}, a);
 }
 
@@ -95,19 +97,20 @@ std::tuple<Array<value_type_t<A>>, Array<std::int32_t>, Array<std::int32_t>> lu(
   return {columns(0, n, m), index_column(n + 1, std::min(m, n)), index_column(n, m)};
 }
 
-/// lax.linalg.eigh: (v, w) of each symmetric (..., n, n) matrix: the
-/// eigenvalues w ascending, the eigenvectors the columns of v. With
-/// `symmetrize_input`, of (x + xᵀ) / 2, else of x's `lower` (or upper) triangle.
+/// lax.linalg.eigh: (v, w) of each symmetric or Hermitian (..., n, n)
+/// matrix: the eigenvalues w ascending (real: float32 for complex64), the
+/// eigenvectors the columns of v. With `symmetrize_input`, of (x + xᴴ) / 2,
+/// else of x's `lower` (or upper) triangle.
 template <ArrayLike A>
-  requires std::floating_point<value_type_t<A>>
-std::tuple<Array<value_type_t<A>>, Array<value_type_t<A>>> eigh(A const& x, bool lower = true,
-                                                                bool symmetrize_input = true) {
+  requires detail::linalg_element<value_type_t<A>>
+std::tuple<Array<value_type_t<A>>, Array<real_t<value_type_t<A>>>> eigh(A const& x, bool lower = true,
+                                                                       bool symmetrize_input = true) {
   using T = value_type_t<A>;
   auto a = as_array(x);
   primitives::eigh_p::shape_rule({}, a);  // its message, not the symmetrizing transpose's
-  if (symmetrize_input) a = Array<T>((a + detail::matrix_transpose(a)) / T(2));
+  if (symmetrize_input) a = Array<T>((a + detail::matrix_adjoint(a)) / T(2));
   auto const [v, w] = primitives::eigh_p::unpack(detail::bind<primitives::eigh_p>({lower}, a));
-  return {v, lax::squeeze(w, {-2})};
+  return {v, detail::real_values(lax::squeeze(w, {-2}))};
 }
 
 /// lax.linalg.eig: [w, vl, vr] of each general (..., n, n) matrix, real
@@ -136,34 +139,35 @@ std::vector<Array<detail::complex_of_t<value_type_t<A>>>> eig(A const& x, bool c
   return out;
 }
 
-/// lax.linalg.qr: (q, r) of each (..., m, n) matrix, x = q·r, q with
-/// orthonormal columns, r upper triangular: q m × m and r m × n with
-/// `full_matrices`, else m × k and k × n (k = min(m, n)).
+/// lax.linalg.qr: (q, r) of each real or complex (..., m, n) matrix,
+/// x = q·r, q with orthonormal columns, r upper triangular: q m × m and r
+/// m × n with `full_matrices`, else m × k and k × n (k = min(m, n)).
 template <ArrayLike A>
-  requires std::floating_point<value_type_t<A>>
+  requires detail::linalg_element<value_type_t<A>>
 std::tuple<Array<value_type_t<A>>, Array<value_type_t<A>>> qr(A const& x, bool full_matrices = true) {
   auto const a = as_array(x);
   auto const [q, r] = primitives::qr_p::unpack(detail::bind<primitives::qr_p>({full_matrices}, a), a);
   return {q, r};
 }
 
-/// lax.linalg.svd: (u, s, vh) of each (..., m, n) matrix, x = u·diag(s)·vh,
-/// s descending (k = min(m, n) of them); u is m × m and vh n × n with
-/// `full_matrices`, else m × k and k × n.
+/// lax.linalg.svd: (u, s, vh) of each real or complex (..., m, n) matrix,
+/// x = u·diag(s)·vh, s real and descending (k = min(m, n) of them); u is
+/// m × m and vh n × n with `full_matrices`, else m × k and k × n.
 template <ArrayLike A>
-  requires std::floating_point<value_type_t<A>>
-std::tuple<Array<value_type_t<A>>, Array<value_type_t<A>>, Array<value_type_t<A>>> svd(A const& x,
-                                                                                       bool full_matrices = true) {
+  requires detail::linalg_element<value_type_t<A>>
+std::tuple<Array<value_type_t<A>>, Array<real_t<value_type_t<A>>>, Array<value_type_t<A>>> svd(
+    A const& x, bool full_matrices = true) {
   auto const a = as_array(x);
-  primitives::svd_p::Factors<value_type_t<A>> const f(detail::bind<primitives::svd_p>({full_matrices, true}, a), a);
-  return {f.u, lax::squeeze(f.s, {-2}), detail::matrix_transpose(f.v)};
+  primitives::svd_p::Factors<value_type_t<A>> const f(
+      detail::bind<primitives::svd_p>({full_matrices, true}, a), a);
+  return {f.u, detail::real_values(lax::squeeze(f.s, {-2})), detail::matrix_adjoint(f.v)};
 }
 
-/// lax.linalg.svd with compute_uv=False: the singular values (..., k), descending.
+/// lax.linalg.svd with compute_uv=False: the singular values (..., k), real and descending.
 template <ArrayLike A>
-  requires std::floating_point<value_type_t<A>>
-Array<value_type_t<A>> singular_values(A const& x) {
-  return detail::bind<primitives::svd_p>({false, false}, as_array(x));
+  requires detail::linalg_element<value_type_t<A>>
+Array<real_t<value_type_t<A>>> singular_values(A const& x) {
+  return detail::real_values(detail::bind<primitives::svd_p>({false, false}, as_array(x)));
 }
 
 }  // namespace jaxcc::lax::linalg

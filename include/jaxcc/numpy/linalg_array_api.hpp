@@ -100,18 +100,19 @@ auto matrix_norm(A const& x, bool keepdims, O ord) {
 /// jnp.linalg.vector_norm: the `ord`-norm over `axis` (all axes by
 /// default, as one vector): 2, inf, -inf, 0 (the non-zeros' count), 1, or any p.
 template <ArrayLike A>
-Array<float_t<value_type_t<A>>> vector_norm(A const& x_in, detail::AxisArg const& axis = {}, bool keepdims = false,
-                                            double ord = 2) {
+Array<real_t<float_t<value_type_t<A>>>> vector_norm(A const& x_in, detail::AxisArg const& axis = {},
+                                                    bool keepdims = false, double ord = 2) {
   using T = float_t<value_type_t<A>>;
+  using R = real_t<T>;
   auto const x = as_array(x_in).template astype<T>();
-  auto const magnitude = [&] { return Array<T>(abs(x)); };
-  if (ord == 2) return sqrt(sum(x * x, axis, keepdims));
+  auto const magnitude = [&] { return Array<R>(abs(x)); };
+  if (ord == 2) return sqrt(sum(detail::squared_magnitude(x), axis, keepdims));
   if (std::isinf(ord) && ord > 0) return max(magnitude(), axis, keepdims, 0.0);
   if (std::isinf(ord)) return min(magnitude(), axis, keepdims);
-  if (ord == 0) return sum(Array<bool>(x != T(0)).template astype<T>(), axis, keepdims);
+  if (ord == 0) return sum(Array<bool>(x != T(0)).template astype<R>(), axis, keepdims);
   if (ord == 1) return sum(magnitude(), axis, keepdims);
-  auto const p = static_cast<T>(ord);
-  return power(sum(power(magnitude(), p), axis, keepdims), static_cast<T>(T(1) / p));
+  auto const p = static_cast<R>(ord);
+  return power(sum(power(magnitude(), p), axis, keepdims), static_cast<R>(R(1) / p));
 }
 
 /// jnp.linalg.multi_dot: the product of a chain of matrices ({a, b, c}),

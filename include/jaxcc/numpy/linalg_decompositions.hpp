@@ -1,7 +1,9 @@
 // jnp.linalg's matrix decompositions over the last two axes, any leading
 // axes a batch: cholesky, eigh, qr, svd and svdvals, and pinv, matrix_rank
 // and lstsq (from the SVD, as JAX's). Each calls its lax.linalg function
-// (lax/linalg.hpp) as JAX's does, after promoting integers to float.
+// (lax/linalg.hpp) as JAX's does, after promoting integers to float. Each
+// takes complex matrices too, with JAX's dtypes: eigenvalues, singular
+// values, norms and residuals are real (float32 for complex64).
 #pragma once
 
 #include <algorithm>
@@ -21,37 +23,39 @@
 #include "jaxcc/numpy/linalg.hpp"
 #include "jaxcc/numpy/norm.hpp"
 #include "jaxcc/numpy/reductions.hpp"
+#include "jaxcc/primitives/bits/hermitian.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 
 namespace jaxcc::numpy::linalg {
 
-/// jnp.linalg.cholesky: the lower factor L of L·Lᵀ = a for each matrix of
-/// a (..., n, n) stack, or with `upper` its transpose U (Uᵀ·U = a); with
-/// `symmetrize_input`, of (a + aᵀ) / 2, else of a's lower triangle. A matrix
-/// that is not positive definite gives NaNs in the factor's triangle.
+/// jnp.linalg.cholesky: the lower factor L of L·Lᴴ = a for each matrix of
+/// a (..., n, n) stack, or with `upper` its conjugate transpose U
+/// (Uᴴ·U = a); with `symmetrize_input`, of (a + aᴴ) / 2, else of a's lower
+/// triangle. A matrix that is not positive definite gives NaNs in the
+/// factor's triangle.
 template <ArrayLike A>
 Array<float_t<value_type_t<A>>> cholesky(A const& a, bool upper = false, bool symmetrize_input = true) {
   auto const l = lax::linalg::cholesky(detail::array_as<float_t<value_type_t<A>>>(a), symmetrize_input);
-  return upper ? detail::matrix_transpose(l) : l;
+  return upper ? detail::matrix_adjoint(l) : l;
 }
 
-/// jnp.linalg.eigh: (w, v) of each symmetric (..., n, n) matrix: the
-/// eigenvalues w ascending, the eigenvectors the columns of v (each one's
-/// sign is arbitrary). With `symmetrize_input`, of (a + aᵀ) / 2, else of
-/// the triangle `UPLO` names: "L" (the default) or "U".
+/// jnp.linalg.eigh: (w, v) of each symmetric or Hermitian (..., n, n)
+/// matrix: the eigenvalues w real and ascending, the eigenvectors the
+/// columns of v (each one's sign, or phase, is arbitrary). With
+/// `symmetrize_input`, of (a + aᴴ) / 2, else of the triangle `UPLO` names:
+/// "L" (the default) or "U".
 template <ArrayLike A>
-std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> eigh(A const& a,
-                                                                                  std::string_view UPLO = "L",
-                                                                                  bool symmetrize_input = true) {
+std::tuple<Array<real_t<float_t<value_type_t<A>>>>, Array<float_t<value_type_t<A>>>> eigh(
+    A const& a, std::string_view UPLO = "L", bool symmetrize_input = true) {
   if (UPLO != "L" && UPLO != "U")
     detail::throw_error("UPLO must be one of None, 'L', or 'U', got ", UPLO);
   auto const [v, w] = lax::linalg::eigh(detail::array_as<float_t<value_type_t<A>>>(a), UPLO == "L", symmetrize_input);
   return {w, v};
 }
 
-/// jnp.linalg.eigvalsh: the eigenvalues w of eigh, ascending.
+/// jnp.linalg.eigvalsh: the eigenvalues w of eigh, real and ascending.
 template <ArrayLike A>
-Array<float_t<value_type_t<A>>> eigvalsh(A const& a, std::string_view UPLO = "L", bool symmetrize_input = true) {
+Array<real_t<float_t<value_type_t<A>>>> eigvalsh(A const& a, std::string_view UPLO = "L", bool symmetrize_input = true) {
   return std::get<0>(eigh(a, UPLO, symmetrize_input));
 }
 
@@ -67,18 +71,18 @@ std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> qr(
 }
 
 /// jnp.linalg.svd: (u, s, vh) of each (..., m, n) matrix, a = u·diag(s)·vh,
-/// s descending; u m × m and vh n × n with `full_matrices` (the default),
-/// else m × k and k × n (k = min(m, n)). Each singular vector pair's sign
-/// is arbitrary. (compute_uv=False is svdvals.)
+/// s real and descending; u m × m and vh n × n with `full_matrices` (the
+/// default), else m × k and k × n (k = min(m, n)). Each singular vector
+/// pair's sign (or phase) is arbitrary. (compute_uv=False is svdvals.)
 template <ArrayLike A>
-std::tuple<Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>, Array<float_t<value_type_t<A>>>> svd(
-    A const& a, bool full_matrices = true) {
+std::tuple<Array<float_t<value_type_t<A>>>, Array<real_t<float_t<value_type_t<A>>>>, Array<float_t<value_type_t<A>>>>
+svd(A const& a, bool full_matrices = true) {
   return lax::linalg::svd(detail::array_as<float_t<value_type_t<A>>>(a), full_matrices);
 }
 
-/// jnp.linalg.svdvals: the singular values of each (..., m, n) matrix, descending.
+/// jnp.linalg.svdvals: the singular values of each (..., m, n) matrix, real and descending.
 template <ArrayLike A>
-Array<float_t<value_type_t<A>>> svdvals(A const& a) {
+Array<real_t<float_t<value_type_t<A>>>> svdvals(A const& a) {
   return lax::linalg::singular_values(detail::array_as<float_t<value_type_t<A>>>(a));
 }
 
@@ -88,6 +92,7 @@ Array<float_t<value_type_t<A>>> svdvals(A const& a) {
 template <ArrayLike A>
 Array<float_t<value_type_t<A>>> pinv(A const& a_in, std::optional<double> rtol = std::nullopt) {
   using T = float_t<value_type_t<A>>;
+  using R = real_t<T>;
   auto const a = detail::array_as<T>(a_in);
   auto const& shape = a.shape();
   if (a.ndim() < 2) detail::throw_error("jnp.linalg.pinv: a must have at least 2 dimensions, got shape ", shape);
@@ -98,13 +103,18 @@ Array<float_t<value_type_t<A>>> pinv(A const& a_in, std::optional<double> rtol =
     out.push_back(m);
     return zeros<T>(out);
   }
-  auto const tol = rtol.value_or(10.0 * static_cast<double>(std::max(m, n)) * std::numeric_limits<T>::epsilon());
+  auto const tol = rtol.value_or(10.0 * static_cast<double>(std::max(m, n)) * std::numeric_limits<R>::epsilon());
   auto const [u, s, vh] = lax::linalg::svd(a, false);
   Axes start(static_cast<std::size_t>(s.ndim()), 0), limit(s.shape().begin(), s.shape().end());
   limit.back() = 1;  // the largest singular value, first
-  auto const cutoff = Array<T>(static_cast<T>(tol) * lax::slice(s, start, limit));
-  auto const kept = Array<T>(where(s > cutoff, s, std::numeric_limits<T>::infinity()));
-  return matmul(detail::matrix_transpose(vh), Array<T>(detail::matrix_transpose(u) / expand_dims(kept, -1)));
+  auto const cutoff = Array<R>(static_cast<R>(tol) * lax::slice(s, start, limit));
+  auto const kept = Array<R>(where(s > cutoff, s, std::numeric_limits<R>::infinity()));
+  if constexpr (ComplexElement<T>) {  // vh^H (u^H / s): 1 / s as a real factor (no complex division by inf)
+    auto const inverse = Array<R>(R(1) / expand_dims(kept, -1)).template astype<T>();
+    return matmul(detail::matrix_adjoint(vh), Array<T>(detail::matrix_adjoint(u) * inverse));
+  } else {
+    return matmul(detail::matrix_transpose(vh), Array<T>(detail::matrix_transpose(u) / expand_dims(kept, -1)));
+  }
 }
 
 /// jnp.linalg.matrix_rank: the rank (int32) of each (..., m, n) matrix, the
@@ -116,14 +126,15 @@ Array<float_t<value_type_t<A>>> pinv(A const& a_in, std::optional<double> rtol =
 template <ArrayLike A>
 Array<std::int32_t> matrix_rank(A const& a_in, std::optional<double> rtol = std::nullopt) {
   using T = float_t<value_type_t<A>>;
+  using R = real_t<T>;
   auto const a = detail::array_as<T>(a_in);
   if (a.ndim() < 2) return any(a != T(0)).template astype<std::int32_t>();
   auto const& shape = a.shape();
   auto const m = shape[shape.size() - 2], n = shape.back();
   auto const s = lax::linalg::singular_values(a);
-  if (rtol) return sum(s > static_cast<T>(*rtol), -1);
-  auto const size = static_cast<T>(std::max(m, n));
-  auto const tol = Array<T>(max(s, -1) * size * std::numeric_limits<T>::epsilon());
+  if (rtol) return sum(s > static_cast<R>(*rtol), -1);
+  auto const size = static_cast<R>(std::max(m, n));
+  auto const tol = Array<R>(max(s, -1) * size * std::numeric_limits<R>::epsilon());
   return sum(s > expand_dims(tol, -1), -1);
 }
 
@@ -134,13 +145,14 @@ Array<std::int32_t> matrix_rank(A const& a_in, std::optional<double> rtol = std:
 /// negative one is eps); resid each column's squared norm of b - a·x,
 /// shape (k,) ((1,) for a vector b), in every case (JAX's default
 /// numpy_resid=False, not numpy's empty residuals); rank (int32) the number
-/// of singular values kept.
+/// of singular values kept. resid and s are real for complex a and b.
 template <ArrayLike A, ArrayLike B>
 std::tuple<Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>,
-           Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>, Array<std::int32_t>,
-           Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>>
+           Array<real_t<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>>, Array<std::int32_t>,
+           Array<real_t<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>>>
 lstsq(A const& a_in, B const& b_in, std::optional<double> rcond = std::nullopt) {
   using T = float_t<promote_t<value_type_t<A>, value_type_t<B>>>;
+  using R = real_t<T>;
   auto const a = detail::array_as<T>(a_in);
   auto b = detail::array_as<T>(b_in);
   if (a.ndim() == 0 || b.ndim() == 0) detail::throw_error("tuple index out of range");  // JAX's a.shape[0]
@@ -152,22 +164,22 @@ lstsq(A const& a_in, B const& b_in, std::optional<double> rcond = std::nullopt) 
     detail::throw_error(b.ndim(), "-dimensional array given. Array must be one or two-dimensional");
   auto const m = a.shape()[0], n = a.shape()[1];
   auto x = zeros<T>({n, b.shape()[1]});
-  auto s = zeros<T>({0});
+  auto s = zeros<R>({0});
   auto rank = zeros<std::int32_t>(Shape{});
   if (a.size() != 0) {
-    constexpr T eps = std::numeric_limits<T>::epsilon();
-    auto const cut = rcond ? (*rcond < 0 ? eps : static_cast<T>(*rcond))
-                           : static_cast<T>(static_cast<double>(eps) * static_cast<double>(std::max(m, n)));
+    constexpr R eps = std::numeric_limits<R>::epsilon();
+    auto const cut = rcond ? (*rcond < 0 ? eps : static_cast<R>(*rcond))
+                           : static_cast<R>(static_cast<double>(eps) * static_cast<double>(std::max(m, n)));
     auto const [u, values, vh] = lax::linalg::svd(a, false);
     s = values;
     auto const largest = lax::slice(s, {0}, {1});
-    auto const mask = logical_and(s > T(0), s >= cut * largest);
+    auto const mask = logical_and(s > R(0), s >= cut * largest);
     rank = sum(mask);
-    auto const s_inv = where(mask, T(1) / where(mask, s, T(1)), T(0));
-    x = matmul(detail::matrix_transpose(vh), Array<T>(expand_dims(s_inv, -1) * matmul(detail::matrix_transpose(u), b)));
+    auto const s_inv = Array<R>(where(mask, R(1) / where(mask, s, R(1)), R(0))).template astype<T>();
+    x = matmul(detail::matrix_adjoint(vh), Array<T>(expand_dims(s_inv, -1) * matmul(detail::matrix_adjoint(u), b)));
   }
   auto const r = norm(Array<T>(b - matmul(a, x)), none, 0);
-  return {vector ? x.reshape({-1}) : x, Array<T>(r * r), rank, s};
+  return {vector ? x.reshape({-1}) : x, Array<R>(r * r), rank, s};
 }
 
 }  // namespace jaxcc::numpy::linalg

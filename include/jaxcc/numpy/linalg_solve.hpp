@@ -284,19 +284,21 @@ Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>> tensorsolve(A const&
 /// jnp.linalg.cond: the condition number of each (..., m, n) matrix in the
 /// norm `p`: by default (or 2) the ratio of its largest singular value to
 /// its smallest, -2 the inverse ratio; any other matrix norm (square
-/// matrices only) norm(x)·norm(inv(x)), infinite where that is NaN and x is not.
+/// matrices only) norm(x)·norm(inv(x)), infinite where that is NaN and x
+/// is not. Real for complex x.
 template <ArrayLike X, class P = none_t>
-Array<float_t<value_type_t<X>>> cond(X const& x_in, P const& p = none) {
+Array<real_t<float_t<value_type_t<X>>>> cond(X const& x_in, P const& p = none) {
   using T = float_t<value_type_t<X>>;
+  using R = real_t<T>;
   auto const x = detail::array_as<T>(x_in);
   if (x.ndim() < 2) detail::throw_error("jnp.linalg.cond: input array must be at least 2D; got arr.shape=", x.shape());
   if (x.shape().back() == 0 || x.shape()[x.shape().size() - 2] == 0)
     detail::throw_error("jnp.linalg.cond: input array must not be empty; got arr.shape=", x.shape());
-  auto const end = [](Array<T> const& s, bool first) {
+  auto const end = [](Array<R> const& s, bool first) {
     auto const n = s.shape().back();
     return lax::squeeze(detail::slice_in_dim(s, first ? 0 : n - 1, first ? 1 : n, 1, s.ndim() - 1), {-1});
   };
-  Array<T> r;
+  Array<R> r;
   if constexpr (std::same_as<P, none_t>) {
     auto const s = svdvals(x);
     return end(s, true) / end(s, false);
@@ -318,7 +320,7 @@ Array<float_t<value_type_t<X>>> cond(X const& x_in, P const& p = none) {
       r = norm(x, ord, {-2, -1}) * norm(inv(x), ord, {-2, -1});
     }
   }
-  return where(isnan(r) & logical_not(any(isnan(x), {-2, -1})), std::numeric_limits<T>::infinity(), r);
+  return where(isnan(r) & logical_not(any(isnan(x), {-2, -1})), std::numeric_limits<R>::infinity(), r);
 }
 
 }  // namespace jaxcc::numpy::linalg

@@ -1,17 +1,20 @@
-// eigh: the eigendecomposition of each symmetric (..., n, n) matrix, reading
-// its `lower` (else upper) triangle: eigenvalues w ascending, eigenvectors
-// as the columns of an orthogonal V (each one's sign is the solver's).
-// A primitive has one output, so this one packs lax.linalg.eigh's two into
-// (..., n + 1, n): V's rows, then w as one more row; lax::linalg::eigh
-// slices them apart. Each matrix is one Eigen::SelfAdjointEigenSolver.
+// eigh: the eigendecomposition of each symmetric (real) or Hermitian
+// (complex) (..., n, n) matrix, reading its `lower` (else upper) triangle:
+// eigenvalues w ascending, eigenvectors as the columns of a unitary V (each
+// one's sign or phase is the solver's). A primitive has one output, so this
+// one packs lax.linalg.eigh's two into (..., n + 1, n): V's rows, then w as
+// one more row (real numbers stored in V's type, so complex ones with zero
+// imaginary parts for a complex input); lax::linalg::eigh slices them apart.
+// Each matrix is one Eigen::SelfAdjointEigenSolver.
 //
 // Derivatives: JAX's eigh JVP (distinct eigenvalues), with F_ij =
-// 1 / (w_j - w_i) off the diagonal and 0 on it: V̇ = V (F ∘ Vᵀ ṡ V), ẇ =
-// diag(Vᵀ ṡ V); the VJP is its transpose, from V (diag(w̄) + F ∘ Vᵀ V̄) Vᵀ.
-// Here ṡ is the tangent of the matrix the solver sees, the read triangle
-// mirrored (JAX takes ȧ whole, and the eigenvectors of (a + aᵀ) / 2: the
-// same when lax::linalg::eigh symmetrizes its input first, as by default,
-// but not the derivative of what it computes when it does not).
+// 1 / (w_j - w_i) off the diagonal and 0 on it: V̇ = V (F ∘ Vᴴ ṡ V), ẇ =
+// diag(Vᴴ ṡ V); the VJP is its transpose (JAX's non-conjugating one), from
+// conj(V) (diag(w̄) + F ∘ Vᵀ V̄) Vᵀ. Here ṡ is the tangent of the matrix the
+// solver sees, the read triangle mirrored (and conjugated; JAX takes ȧ
+// whole, and the eigenvectors of (a + aᴴ) / 2: the same when
+// lax::linalg::eigh symmetrizes its input first, as by default, but not
+// the derivative of what it computes when it does not).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +27,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/hermitian.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 #include "jaxcc/primitives/concatenate.hpp"
 #include "jaxcc/primitives/reduce.hpp"
@@ -57,11 +61,11 @@ struct eigh_p : detail::BatchesLeadingAxes<eigh_p> {
     if (n == 0) return out;  // nothing to solve (Eigen's solver refuses an empty matrix)
     detail::for_each_matrix(xs.count(), 4 * n * n * n, [&](std::int64_t i) {
       detail::RowMatrixMap<T> packed(dst + i * (n + 1) * n, n + 1, n);
-      // The solver reads the lower triangle: the upper one is the transpose's.
+      // The solver reads the lower triangle: the upper one is the adjoint's.
       Eigen::SelfAdjointEigenSolver<detail::RowMatrix<T>> const solver(
-          p.lower ? detail::RowMatrix<T>(xs[i]) : detail::RowMatrix<T>(xs[i].transpose()));
+          p.lower ? detail::RowMatrix<T>(xs[i]) : detail::RowMatrix<T>(xs[i].adjoint()));
       packed.topRows(n) = solver.eigenvectors();
-      packed.row(n) = solver.eigenvalues().transpose();
+      packed.row(n) = solver.eigenvalues().transpose().template cast<T>();
     });
     return out;
   }
@@ -69,10 +73,10 @@ struct eigh_p : detail::BatchesLeadingAxes<eigh_p> {
   template <Element T>
   static Array<T> jvp(Params const& p, Array<T> const& packed, Array<T> const&, Array<T> const& x_dot) {
     auto const [v, w] = unpack(packed);
-    auto const sym_dot = detail::symmetric_from_triangle(x_dot, p.lower);
-    auto const vt_x_v = detail::batch_matmul(detail::batch_matmul(detail::matrix_transpose(v), sym_dot), v);
+    auto const sym_dot = detail::hermitian_from_triangle(x_dot, p.lower);
+    auto const vt_x_v = detail::batch_matmul(detail::batch_matmul(detail::matrix_adjoint(v), sym_dot), v);
     auto const v_dot = detail::batch_matmul(v, Array<T>(gaps(w) * vt_x_v));
-    // diag(Vᵀ ȧ V), as a row: the diagonal masked out and summed down its columns.
+    // diag(Vᴴ ṡ V), as a row: the diagonal masked out and summed down its columns.
     auto const r = v.ndim();
     auto w_shape = w.shape();
     auto const w_dot = lax::reshape(detail::bind<reduce_sum_p>({{r - 2}}, Array<T>(vt_x_v * detail::identity_matrix<T>(w_shape.back()))), w_shape);
@@ -86,8 +90,8 @@ struct eigh_p : detail::BatchesLeadingAxes<eigh_p> {
     auto const n = v.shape().back();
     auto const inner = Array<T>(gaps(w) * detail::batch_matmul(detail::matrix_transpose(v), v_bar) +
                                 w_bar * detail::identity_matrix<T>(n));
-    return detail::triangle_of_symmetric(detail::batch_matmul(detail::batch_matmul(v, inner), detail::matrix_transpose(v)),
-                                         p.lower);
+    return detail::triangle_of_hermitian(
+        detail::batch_matmul(detail::batch_matmul(detail::conj_if_complex(v), inner), detail::matrix_transpose(v)), p.lower);
   }
 
   /// V (..., n, n) and w as a row (..., 1, n) of a packed output.

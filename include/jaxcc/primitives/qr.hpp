@@ -6,17 +6,21 @@
 // then Rᵀ's; lax::linalg::qr slices them apart. Each matrix is one
 // Eigen::HouseholderQR (signs as its Householder reflections make them).
 //
-// Derivatives: JAX's qr_jvp_rule. For m >= n, with Y = ẋ R⁻¹, M = Qᵀ Y,
-// Ω = tril(M, -1) - tril(M, -1)ᵀ: Q̇ = Q (Ω - M) + Y, Ṙ = (M - Ω) R; a wide
-// matrix [x1 x2] takes that for x1 and Ṙ2 = Q̇ᵀ x2 + Qᵀ ẋ2. The complete Q
-// of a tall matrix, [Q1 Q2] with Q1 the thin one (rows split n | m - n:
-// Q1 = [Qa; Qb]), takes arXiv:2409.13374's completion, as JAX: with
-// Z = Qb (Qa - I)⁻¹, Q̇2 = Q̇1 Zᵀ - (Q1 + Q2 Z)(Q̇b - Z Q̇a)ᵀ, and Ṙ is the
-// thin Ṙ above zero rows. The VJP is its transpose: with
-// A = Qᵀ Q̄ - R̄ Rᵀ, M̄ = tril(A - Aᵀ, -1) - A, x̄ = (Q̄ + Q M̄) R⁻ᵀ (a wide
-// matrix adds x2 R̄2ᵀ to Q̄ first, and x̄2 = Q R̄2; the complete Q of a tall
-// one adds Q̄2 Z to Q̄1 and, with D̄ = -Q̄2ᵀ (Q1 + Q2 Z), D̄ to Q̄b and -Zᵀ D̄
-// to Q̄a).
+// Complex matrices take the same rules with conjugate transposes (ᴴ; ᵀ
+// on real ones), as JAX's.
+//
+// Derivatives: JAX's qr_jvp_rule. For m >= n, with Y = ẋ R⁻¹, M = Qᴴ Y,
+// Ω = tril(M, -1) - tril(M, -1)ᴴ + i Im(diag(M)): Q̇ = Q (Ω - M) + Y,
+// Ṙ = (M - Ω) R; a wide matrix [x1 x2] takes that for x1 and
+// Ṙ2 = Q̇ᴴ x2 + Qᴴ ẋ2. The complete Q of a tall matrix, [Q1 Q2] with Q1 the
+// thin one (rows split n | m - n: Q1 = [Qa; Qb]), takes arXiv:2409.13374's
+// completion, as JAX: with Z = Qb (Qa - I)⁻¹,
+// Q̇2 = Q̇1 Zᴴ - (Q1 + Q2 Z)(Q̇b - Z Q̇a)ᴴ, and Ṙ is the thin Ṙ above zero
+// rows. The VJP is its transpose (JAX's non-conjugating one): with
+// A = Qᵀ Q̄ - R̄ Rᵀ, M̄ = tril(A - Aᴴ, -1) - A + i Im(diag(A)),
+// x̄ = (Q̄ + conj(Q) M̄) R⁻ᵀ (a wide matrix adds conj(x2) R̄2ᴴ to Q̄ first,
+// and x̄2 = conj(Q) R̄2; the complete Q of a tall one adds Q̄2 conj(Z) to
+// Q̄1 and, with D̄ = -Q̄2ᴴ conj(Q1 + Q2 Z), D̄ to Q̄b and -Zᵀ D̄ to Q̄a).
 #pragma once
 
 #include <algorithm>
@@ -32,6 +36,7 @@
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/hermitian.hpp"
 #include "jaxcc/primitives/bits/matrix_batch.hpp"
 #include "jaxcc/primitives/concatenate.hpp"
 #include "jaxcc/primitives/lu.hpp"
@@ -85,8 +90,8 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
       auto const [q1_dot, r1_dot] = thin_jvp(q1, rows(r, 0, n), x_dot);
       auto const z = completion(q, n);
       auto const d = Array<T>(rows(q1_dot, n, m) - detail::batch_matmul(z, rows(q1_dot, 0, n)));
-      auto const q2_dot = Array<T>(detail::batch_matmul(q1_dot, detail::matrix_transpose(z)) -
-                                   detail::batch_matmul(completed(q, z, n), detail::matrix_transpose(d)));
+      auto const q2_dot = Array<T>(detail::batch_matmul(q1_dot, detail::matrix_adjoint(z)) -
+                                   detail::batch_matmul(completed(q, z, n), detail::matrix_adjoint(d)));
       auto zero_rows = r1_dot.shape();
       zero_rows[zero_rows.size() - 2] = m - n;
       return pack(lax::concatenate(std::vector<Array<T>>{q1_dot, q2_dot}, last),
@@ -96,10 +101,10 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
       auto const [q_dot, r_dot] = thin_jvp(q, r, x_dot);
       return pack(q_dot, r_dot);
     }
-    // Wide: x = [x1 x2] with x1 square is Q [R1 R2]; R2 = Qᵀ x2, so Ṙ2 = Q̇ᵀ x2 + Qᵀ ẋ2.
+    // Wide: x = [x1 x2] with x1 square is Q [R1 R2]; R2 = Qᴴ x2, so Ṙ2 = Q̇ᴴ x2 + Qᴴ ẋ2.
     auto const [q_dot, r1_dot] = thin_jvp(q, columns(r, 0, m), columns(x_dot, 0, m));
-    auto const r2_dot = Array<T>(detail::batch_matmul(detail::matrix_transpose(q_dot), columns(x, m, n)) +
-                                 detail::batch_matmul(detail::matrix_transpose(q), columns(x_dot, m, n)));
+    auto const r2_dot = Array<T>(detail::batch_matmul(detail::matrix_adjoint(q_dot), columns(x, m, n)) +
+                                 detail::batch_matmul(detail::matrix_adjoint(q), columns(x_dot, m, n)));
     return pack(q_dot, lax::concatenate(std::vector<Array<T>>{r1_dot, r2_dot}, last));
   }
 
@@ -111,17 +116,19 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
     if (p.full_matrices && m > n) {
       auto const z = completion(q, n);
       auto const q2_bar = columns(q_bar, n, m);
-      auto const d_bar = Array<T>(-detail::batch_matmul(detail::matrix_transpose(q2_bar), completed(q, z, n)));
+      auto const d_bar = Array<T>(
+          -detail::batch_matmul(detail::matrix_adjoint(q2_bar), detail::conj_if_complex(completed(q, z, n))));
       auto const moved = lax::concatenate(
           std::vector<Array<T>>{Array<T>(-detail::batch_matmul(detail::matrix_transpose(z), d_bar)), d_bar}, x.ndim() - 2);
-      auto const q1_bar = Array<T>(columns(q_bar, 0, n) + detail::batch_matmul(q2_bar, z) + moved);
+      auto const q1_bar = Array<T>(columns(q_bar, 0, n) + detail::batch_matmul(q2_bar, detail::conj_if_complex(z)) + moved);
       return thin_vjp(columns(q, 0, n), rows(r, 0, n), q1_bar, rows(r_bar, 0, n));
     }
     if (m >= n) return thin_vjp(q, r, q_bar, r_bar);
     auto const r2_bar = columns(r_bar, m, n);
-    auto const q_bar_all = Array<T>(q_bar + detail::batch_matmul(columns(x, m, n), detail::matrix_transpose(r2_bar)));
+    auto const q_bar_all = Array<T>(
+        q_bar + detail::batch_matmul(detail::conj_if_complex(columns(x, m, n)), detail::matrix_adjoint(r2_bar)));
     return lax::concatenate(std::vector<Array<T>>{thin_vjp(q, columns(r, 0, m), q_bar_all, columns(r_bar, 0, m)),
-                                                  detail::batch_matmul(q, r2_bar)},
+                                                  detail::batch_matmul(detail::conj_if_complex(q), r2_bar)},
                             x.ndim() - 1);
   }
 
@@ -158,9 +165,10 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
   template <Element T>
   static std::pair<Array<T>, Array<T>> thin_jvp(Array<T> const& q, Array<T> const& r, Array<T> const& x_dot) {
     auto const y = detail::bind<triangular_solve_p>({false, false, false, false}, r, x_dot);
-    auto const m = detail::batch_matmul(detail::matrix_transpose(q), y);
+    auto const m = detail::batch_matmul(detail::matrix_adjoint(q), y);
     auto const lower = detail::matrix_triangle(m, -1, true);
-    auto const omega = Array<T>(lower - detail::matrix_transpose(lower));
+    auto omega = Array<T>(lower - detail::matrix_adjoint(lower));
+    if constexpr (ComplexElement<T>) omega = Array<T>(omega + imaginary_diagonal(m));
     return {Array<T>(detail::batch_matmul(q, Array<T>(omega - m)) + y), detail::batch_matmul(Array<T>(m - omega), r)};
   }
 
@@ -169,9 +177,17 @@ struct qr_p : detail::BatchesLeadingAxes<qr_p> {
   static Array<T> thin_vjp(Array<T> const& q, Array<T> const& r, Array<T> const& q_bar, Array<T> const& r_bar) {
     auto const a = Array<T>(detail::batch_matmul(detail::matrix_transpose(q), q_bar) -
                             detail::batch_matmul(r_bar, detail::matrix_transpose(r)));
-    auto const m_bar = Array<T>(detail::matrix_triangle(Array<T>(a - detail::matrix_transpose(a)), -1, true) - a);
-    auto const y_bar = Array<T>(q_bar + detail::batch_matmul(q, m_bar));
+    auto m_bar = Array<T>(detail::matrix_triangle(Array<T>(a - detail::matrix_adjoint(a)), -1, true) - a);
+    if constexpr (ComplexElement<T>) m_bar = Array<T>(m_bar + imaginary_diagonal(a));
+    auto const y_bar = Array<T>(q_bar + detail::batch_matmul(detail::conj_if_complex(q), m_bar));
     return detail::bind<triangular_solve_p>({false, false, true, false}, r, y_bar);
+  }
+
+  /// i Im(diag(x)) as a diagonal matrix, for a complex x (JAX's correction
+  /// for complex inputs). Its own transpose.
+  template <Element T>
+  static Array<T> imaginary_diagonal(Array<T> const& x) {
+    return Array<T>((x - detail::real_if_complex(x)) * detail::identity_matrix<T>(x.shape().back()));
   }
 
   /// The packed form of (Q, R) or of their tangents.
