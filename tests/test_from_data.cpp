@@ -67,14 +67,18 @@ template <class F>
 void check_values(std::string const& dtype, std::vector<double> const& expected, F const& f) {
   jaxcc::detail::with_element_type(dtype_named(dtype), [&](auto t) {
     using T = typename decltype(t)::type;
-    Array<T> const x = f.template operator()<T>();
-    CHECK(x.dtype() == dtype_named(dtype));
-    REQUIRE(x.shape() == jaxcc::Shape{static_cast<std::int64_t>(expected.size())});
-    auto const got = x.to_vector();
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-      INFO("element " << i);
-      auto const v = static_cast<double>(got[i]);
-      CHECK((v == expected[i] || (std::isnan(v) && std::isnan(expected[i]))));
+    if constexpr (jaxcc::ComplexElement<T>) {  // the golden cases name real dtypes only
+      FAIL("no complex cases here: " << dtype);
+    } else {
+      Array<T> const x = f.template operator()<T>();
+      CHECK(x.dtype() == dtype_named(dtype));
+      REQUIRE(x.shape() == jaxcc::Shape{static_cast<std::int64_t>(expected.size())});
+      auto const got = x.to_vector();
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        INFO("element " << i);
+        auto const v = static_cast<double>(got[i]);
+        CHECK((v == expected[i] || (std::isnan(v) && std::isnan(expected[i]))));
+      }
     }
   });
 }
