@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <complex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -56,7 +57,8 @@ struct Promotion {
 
 std::vector<DType> const all_dtypes = {DType::bool_,   DType::int8,     DType::int16,   DType::int32,
                                        DType::int64,   DType::uint8,    DType::uint32,  DType::bfloat16,
-                                       DType::float16, DType::float32,  DType::float64};
+                                       DType::float16, DType::float32,  DType::float64, DType::complex64,
+                                       DType::complex128};
 
 DType dtype_named(std::string const& name) {
   for (auto d : all_dtypes)
@@ -186,9 +188,10 @@ TEST_CASE("promote_weak_t and result_type agree with JAX's weak-scalar table", "
   for (auto const& w : table) {
     INFO(w.t << " " << w.scalar);
     auto const d = dtype_named(w.t);
-    auto const r = w.scalar == "bool" ? jnp::result_type(d, true)
-                   : w.scalar == "int" ? jnp::result_type(d, 2)
-                                       : jnp::result_type(d, 2.0);
+    auto const r = w.scalar == "bool"    ? jnp::result_type(d, true)
+                   : w.scalar == "int"     ? jnp::result_type(d, 2)
+                   : w.scalar == "complex" ? jnp::result_type(d, std::complex<double>(0, 2))
+                                           : jnp::result_type(d, 2.0);
     CHECK(jaxcc::name(r) == w.result);
   }
 }

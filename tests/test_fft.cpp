@@ -226,7 +226,10 @@ TEST_CASE("jnp::fft: check_grads to order 2, vmap and jit", "[fft][grad][vmap][j
   REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule([](Array<c128> const& z) { return f::irfftn(z, {4, 6}); },
                                                       jaxcc::in_axes(2), cbatch));
   auto const g = jaxcc::grad([](Array<double> const& v) { return loss("rfft_irfft", v); });
-  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(g, jaxcc::in_axes(0), input<double>({2, 6})));
+  // A batched FFT and a loop of them may sum in another order (pocketfft's
+  // plans over a batch vectorize across it): a few ulp at float64.
+  jaxcc::testing::BatchingRuleOptions const ulps{{1e-13, 1e-13}};
+  REQUIRE_NOTHROW(jaxcc::testing::check_batching_rule(g, jaxcc::in_axes(0), ulps, input<double>({2, 6})));
   REQUIRE_NOTHROW(jaxcc::testing::check_jit([](Array<c128> const& z) { return f::irfft2(z, {3, 8}, {0, 2}); }, cbatch));
 }
 

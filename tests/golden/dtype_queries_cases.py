@@ -25,7 +25,8 @@ from jax._src import dtypes  # noqa: E402
 
 assert jax.config.jax_enable_x64
 
-TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "bfloat16", "float16", "float32", "float64"]
+TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "bfloat16", "float16", "float32", "float64",
+         "complex64", "complex128"]
 FLOATS = ["bfloat16", "float16", "float32", "float64"]
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint32"]
 CASTINGS = ["no", "equiv", "safe", "same_kind", "unsafe"]

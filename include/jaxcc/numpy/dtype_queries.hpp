@@ -35,6 +35,9 @@ constexpr DType lattice_dtype(Lattice::Node n) {
     case Lattice::f16: return DType::float16;
     case Lattice::f_:
     case Lattice::f32: return DType::float32;
+    case Lattice::c_:
+    case Lattice::c64: return DType::complex64;
+    case Lattice::c128: return DType::complex128;
     default: return DType::float64;
   }
 }
@@ -52,7 +55,7 @@ constexpr Lattice::Node lattice_node(A const& a) {
   } else if constexpr (std::same_as<V, bool>) {
     return Lattice::b1;
   } else if constexpr (Scalar<V>) {
-    return std::is_floating_point_v<V> ? Lattice::f_ : Lattice::i_;
+    return std::is_floating_point_v<V> ? Lattice::f_ : is_complex_v<V> ? Lattice::c_ : Lattice::i_;
   } else {
     static_assert(requires { { a.dtype() } -> std::same_as<DType>; },
                   "jnp::result_type takes dtypes, arrays and scalars");
@@ -65,19 +68,22 @@ constexpr bool is_signed_integer(DType d) {
 }
 constexpr bool is_unsigned_integer(DType d) { return d == DType::uint8 || d == DType::uint32; }
 
-/// numpy's order of kinds for "same_kind" casts: bool, unsigned, signed, floating.
+/// numpy's order of kinds for "same_kind" casts: bool, unsigned, signed, floating, complex.
 constexpr int numpy_cast_kind(DType d) {
-  return d == DType::bool_ ? 0 : is_unsigned_integer(d) ? 1 : is_signed_integer(d) ? 2 : 3;
+  return d == DType::bool_ ? 0 : is_unsigned_integer(d) ? 1 : is_signed_integer(d) ? 2 : is_complex(d) ? 4 : 3;
 }
 
 /// numpy's "safe" casts between jaxcc's dtypes (ml_dtypes' for bfloat16): bool
 /// to anything; an integer to a wider one that holds all its values, or to a
 /// float holding ints of its size (16-bit floats: 1 byte, float32: 2,
 /// float64: 8, int64 included); a float to a wider float, but not between
-/// float16 and bfloat16.
+/// float16 and bfloat16; to complex what the real part holds, complex to a
+/// wider complex only.
 constexpr bool numpy_safe_cast(DType from, DType to) {
   if (from == to || from == DType::bool_) return true;
-  if (to == DType::bool_) return false;
+  if (to == DType::bool_ || is_complex(from)) return is_complex(from) && is_complex(to) && item_size(to) > item_size(from);
+  // To a complex dtype: what its real parts hold safely.
+  if (is_complex(to)) return numpy_safe_cast(from, to == DType::complex128 ? DType::float64 : DType::float32);
   auto const from_size = item_size(from), to_size = item_size(to);
   if (is_floating(from)) return is_floating(to) && to_size > from_size;
   if (is_floating(to)) return from_size <= (to_size == 2 ? 1 : to_size == 4 ? 2 : 8);
@@ -207,7 +213,7 @@ constexpr DType promote_types(DType a, DType b) {
 /// jnp.result_type(*args) over dtypes, arrays (their dtype) and scalars: a
 /// C++ arithmetic scalar is weakly typed, as a Python scalar (promote_weak_t),
 /// a 16-bit float scalar keeps its dtype; a result that stays weak takes
-/// jaxcc's 32-bit default (int32, float32).
+/// jaxcc's 32-bit default (int32, float32, complex64).
 template <class... Args>
 constexpr DType result_type(Args const&... args) {
   static_assert(sizeof...(Args) > 0, "jnp::result_type: at least one array or dtype is required");
@@ -233,14 +239,14 @@ constexpr bool can_cast(DType from, DType to, std::string_view casting = "safe")
 
 /// jnp.isdtype(dtype, kind) for a kind of the array API: "bool", "signed
 /// integer", "unsigned integer", "integral", "real floating", "complex
-/// floating" (none of jaxcc's dtypes), "numeric".
+/// floating", "numeric".
 constexpr bool isdtype(DType dtype, std::string_view kind) {
   if (kind == "bool") return dtype == DType::bool_;
   if (kind == "signed integer") return detail::is_signed_integer(dtype);
   if (kind == "unsigned integer") return detail::is_unsigned_integer(dtype);
   if (kind == "integral") return detail::is_signed_integer(dtype) || detail::is_unsigned_integer(dtype);
   if (kind == "real floating") return is_floating(dtype);
-  if (kind == "complex floating") return false;
+  if (kind == "complex floating") return is_complex(dtype);
   if (kind == "numeric") return dtype != DType::bool_;
   throw Error("isdtype: unrecognized kind '" + std::string(kind) +
               "'; expected one of 'bool', 'signed integer', 'unsigned integer', 'integral', 'real floating', "
@@ -289,6 +295,7 @@ constexpr bool issubdtype(DType a, DTypeCategory b) {
   auto const own = a == DType::bool_                 ? bool_
                    : detail::is_signed_integer(a)    ? signedinteger
                    : detail::is_unsigned_integer(a)  ? unsignedinteger
+                   : is_complex(a)                   ? complexfloating
                                                      : floating;
   return issubdtype(DTypeCategory{own}, b);
 }
