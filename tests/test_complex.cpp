@@ -21,6 +21,7 @@ namespace lax = jaxcc::lax;
 using jaxcc::Array;
 using c64 = std::complex<float>;
 using c128 = std::complex<double>;
+using jaxcc_test::as_doubles;
 using jaxcc_test::message_of;
 
 struct ComplexCase {
@@ -44,21 +45,6 @@ Array<c64> complex_array(std::vector<double> const& pairs) {
   return jnp::array<c64>(v, {2, 3});
 }
 
-/// An array's values as doubles, complex ones as re, im pairs.
-template <class T>
-std::vector<double> flat(Array<T> const& a) {
-  auto const dense = jaxcc::detail::contiguous(a);
-  std::vector<double> out;
-  for (std::int64_t i = 0; i < dense.size(); ++i) {
-    if constexpr (jaxcc::ComplexElement<T>) {
-      out.push_back(dense.data()[i].real());
-      out.push_back(dense.data()[i].imag());
-    } else {
-      out.push_back(static_cast<double>(dense.data()[i]));
-    }
-  }
-  return out;
-}
 
 std::string mismatches(std::vector<double> const& got, std::vector<double> const& expected, double rtol, double atol) {
   if (got.size() != expected.size()) return "size " + std::to_string(got.size()) + " vs " + std::to_string(expected.size());
@@ -99,10 +85,10 @@ Case make(std::string spelling, F f) {
             using T = jaxcc::value_type_t<decltype(out)>;
             CHECK(std::string(jaxcc::name(out.dtype())) == row.dtype);
             CHECK(out.shape() == row.shape);
-            CHECK(mismatches(flat(out), row.values, 2e-5, 2e-6) == "");
+            CHECK(mismatches(as_doubles(out), row.values, 2e-5, 2e-6) == "");
             if constexpr (jaxcc::InexactElement<T>) {
               auto const g = jaxcc::grad([f](Array<c64> const& a) { return loss_of(as_result(f(a))); })(z);
-              CHECK(mismatches(flat(g), row.grad, 2e-5, 2e-6) == "");
+              CHECK(mismatches(as_doubles(g), row.grad, 2e-5, 2e-6) == "");
             }
           }};
 }
@@ -193,7 +179,7 @@ TEST_CASE("complex: grad with holomorphic gives f'(z), as JAX's holomorphic=True
     INFO(fns[i].first);
     REQUIRE(fns[i].first == holomorphic_cases[i].spelling);
     auto const g = jaxcc::grad(fns[i].second, jaxcc::holomorphic)(z);
-    CHECK(mismatches(flat(g), holomorphic_cases[i].grad, 2e-5, 2e-6) == "");
+    CHECK(mismatches(as_doubles(g), holomorphic_cases[i].grad, 2e-5, 2e-6) == "");
   }
 }
 
@@ -220,23 +206,23 @@ TEST_CASE("complex: vjp of complex outputs transposes without conjugating, as JA
   auto const z = jnp::array<c64>({c64(1, 2), c64(-3, 0.5f)});
   auto const [out, pullback] = jaxcc::vjp([](Array<c64> const& a) { return Array<c64>(a * c64(2, 1)); }, z);
   auto const ct = std::get<0>(pullback(jnp::array<c64>({c64(1, 0), c64(0, 1)})));
-  CHECK(flat(ct) == std::vector<double>{2, 1, -1, 2});
+  CHECK(as_doubles(ct) == std::vector<double>{2, 1, -1, 2});
   // jvp pushes a tangent through: d/dt exp(z + t v) = exp(z) v.
   auto const [y, t] = jaxcc::jvp([](Array<c64> const& a) { return Array<c64>(jnp::exp(a)); }, std::tuple{z},
                                  std::tuple{jnp::array<c64>({c64(0, 1), c64(1, 0)})});
   auto const e0 = std::exp(c64(1, 2)) * c64(0, 1), e1 = std::exp(c64(-3, 0.5f));
-  CHECK(mismatches(flat(t), {e0.real(), e0.imag(), e1.real(), e1.imag()}, 1e-6, 1e-7) == "");
-  CHECK(mismatches(flat(y), flat(Array<c64>(jnp::exp(z))), 0, 0) == "");
+  CHECK(mismatches(as_doubles(t), {e0.real(), e0.imag(), e1.real(), e1.imag()}, 1e-6, 1e-7) == "");
+  CHECK(mismatches(as_doubles(y), as_doubles(Array<c64>(jnp::exp(z))), 0, 0) == "");
 }
 
 TEST_CASE("complex: jit and vmap agree with eager evaluation", "[complex]") {
   auto const z = complex_array(z_values);
   auto const f = [](Array<c64> const& a) { return jnp::sum(jnp::abs(jnp::exp(a) * jnp::conj(a))); };
   auto const g = jaxcc::grad(f);
-  CHECK(mismatches(flat(jaxcc::jit(f)(z)), flat(f(z)), 1e-6, 1e-6) == "");
-  CHECK(mismatches(flat(jaxcc::jit(g)(z)), flat(g(z)), 1e-6, 1e-6) == "");
+  CHECK(mismatches(as_doubles(jaxcc::jit(f)(z)), as_doubles(f(z)), 1e-6, 1e-6) == "");
+  CHECK(mismatches(as_doubles(jaxcc::jit(g)(z)), as_doubles(g(z)), 1e-6, 1e-6) == "");
   auto const batched = jaxcc::vmap(g)(z);
-  for (std::int64_t i = 0; i < 2; ++i) CHECK(mismatches(flat(Array<c64>(batched[i])), flat(g(z[i])), 1e-6, 1e-7) == "");
+  for (std::int64_t i = 0; i < 2; ++i) CHECK(mismatches(as_doubles(Array<c64>(batched[i])), as_doubles(g(z[i])), 1e-6, 1e-7) == "");
 }
 
 TEST_CASE("complex: check_grads through complex intermediates of a real function", "[complex][check_grads]") {
@@ -255,9 +241,9 @@ TEST_CASE("complex: check_grads through complex intermediates of a real function
 TEST_CASE("complex: complex128 and conversions between real and complex", "[complex]") {
   auto const z = jnp::array<c128>({c128(1, -2), c128(0.5, 0.25)});
   auto const as_float = z.astype<double>();
-  CHECK(flat(as_float) == std::vector<double>{1, 0.5});
+  CHECK(as_doubles(as_float) == std::vector<double>{1, 0.5});
   auto const back = as_float.astype<c128>();
-  CHECK(flat(back) == std::vector<double>{1, 0, 0.5, 0});
+  CHECK(as_doubles(back) == std::vector<double>{1, 0, 0.5, 0});
   auto const narrowed = z.astype<c64>();
   CHECK(narrowed.dtype() == jaxcc::DType::complex64);
   CHECK(jnp::iscomplexobj(z));
@@ -273,7 +259,7 @@ TEST_CASE("complex: a std::complex scalar beside a real array is a weak complex"
   auto const i32 = jnp::array<std::int32_t>({1, 2});
   auto const c = i32 * 1i;  // weak complex with int32: complex64, JAX's default without x64
   STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(c)>, c64>);
-  CHECK(flat(Array<c64>(c)) == std::vector<double>{0, 1, 0, 2});
+  CHECK(as_doubles(Array<c64>(c)) == std::vector<double>{0, 1, 0, 2});
   auto const f64 = jnp::array<double>({0.5}) + c64(0, 1);  // float64 with a weak complex: complex128
   STATIC_REQUIRE(std::is_same_v<jaxcc::value_type_t<decltype(f64)>, c128>);
 }
@@ -283,7 +269,7 @@ TEST_CASE("complex: Eigen interop both ways", "[complex][eigen]") {
   m << c64(1, 2), c64(3, -1), c64(0, 0.5f), c64(-2, 0);
   auto x = jaxcc::from_eigen(m);
   STATIC_REQUIRE(std::is_same_v<decltype(x), Array<c64>>);
-  CHECK(flat(x) == std::vector<double>{1, 2, 3, -1, 0, 0.5, -2, 0});
+  CHECK(as_doubles(x) == std::vector<double>{1, 2, 3, -1, 0, 0.5, -2, 0});
   auto const product = jaxcc::to_eigen(Array<c64>(jnp::matmul(x, x)));
   Eigen::MatrixXcf const expected = m * m;
   CHECK(product.isApprox(expected));
@@ -300,12 +286,12 @@ TEST_CASE("complex: sharded arrays stay split under eager ops, jit and grad", "[
   auto const loss = [](Array<c128> const& a) { return jnp::sum(jnp::abs(jnp::exp(a) * a)); };
   auto const eager = f(split);
   CHECK(eager.sharding() == rows);
-  CHECK(mismatches(flat(eager), flat(f(z)), 1e-14, 1e-14) == "");
+  CHECK(mismatches(as_doubles(eager), as_doubles(f(z)), 1e-14, 1e-14) == "");
   auto const jitted = jaxcc::jit(f)(split);
   CHECK(jitted.sharding() == rows);
-  CHECK(mismatches(flat(jitted), flat(f(z)), 1e-14, 1e-14) == "");
+  CHECK(mismatches(as_doubles(jitted), as_doubles(f(z)), 1e-14, 1e-14) == "");
   auto const grads = jaxcc::jit(jaxcc::grad(loss))(split);
-  CHECK(mismatches(flat(grads), flat(jaxcc::grad(loss)(z)), 1e-13, 1e-13) == "");
+  CHECK(mismatches(as_doubles(grads), as_doubles(jaxcc::grad(loss)(z)), 1e-13, 1e-13) == "");
 }
 
 TEST_CASE("complex: jacfwd and jacrev with holomorphic give f'(z), and JAX's errors without", "[complex][jacobian]") {
@@ -322,8 +308,8 @@ TEST_CASE("complex: jacfwd and jacrev with holomorphic give f'(z), and JAX's err
       }
     return out;
   }();
-  CHECK(mismatches(flat(jaxcc::jacfwd(f, jaxcc::holomorphic)(z)), expected, 1e-6, 1e-6) == "");
-  CHECK(mismatches(flat(jaxcc::jacrev(f, jaxcc::holomorphic)(z)), expected, 1e-6, 1e-6) == "");
+  CHECK(mismatches(as_doubles(jaxcc::jacfwd(f, jaxcc::holomorphic)(z)), expected, 1e-6, 1e-6) == "");
+  CHECK(mismatches(as_doubles(jaxcc::jacrev(f, jaxcc::holomorphic)(z)), expected, 1e-6, 1e-6) == "");
   CHECK(message_of([&] { jaxcc::jacrev(f)(z); }) ==
         "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got complex64. "
         "For holomorphic differentiation, pass jaxcc::holomorphic. For differentiation of non-holomorphic functions "
@@ -353,8 +339,8 @@ TEST_CASE("complex: long fused regions (xsimd batches of complex numbers, any wi
     expected.push_back(v.real());
     expected.push_back(v.imag());
   }
-  CHECK(mismatches(flat(got), expected, 1e-6, 1e-6) == "");
-  CHECK(mismatches(flat(Array<c64>(jaxcc::jit([](Array<c64> const& p, Array<c64> const& q) {
+  CHECK(mismatches(as_doubles(got), expected, 1e-6, 1e-6) == "");
+  CHECK(mismatches(as_doubles(Array<c64>(jaxcc::jit([](Array<c64> const& p, Array<c64> const& q) {
                      return Array<c64>(-(p * q + p - q * 2.f) + jnp::square(q));
                    })(x, y))),
                    expected, 1e-6, 1e-6) == "");
@@ -367,7 +353,7 @@ TEST_CASE("complex: jit keeps a product by a complex constant whose real part is
   };
   auto const x = jnp::array<double>({0.1, 0.5, 1.0, 2.0});
   auto const eager = jaxcc::grad(f)(x);
-  CHECK(mismatches(flat(jaxcc::jit(jaxcc::grad(f))(x)), flat(eager), 1e-15, 1e-15) == "");
-  CHECK(mismatches(flat(eager), {1 + 0.5 * std::sin(0.1), 1 + 0.5 * std::sin(0.5), 1 + 0.5 * std::sin(1.0),
+  CHECK(mismatches(as_doubles(jaxcc::jit(jaxcc::grad(f))(x)), as_doubles(eager), 1e-15, 1e-15) == "");
+  CHECK(mismatches(as_doubles(eager), {1 + 0.5 * std::sin(0.1), 1 + 0.5 * std::sin(0.5), 1 + 0.5 * std::sin(1.0),
                                  1 + 0.5 * std::sin(2.0)}, 1e-15, 1e-15) == "");
 }

@@ -22,6 +22,7 @@ namespace lax = jaxcc::lax;
 using jaxcc::Array;
 using c64 = std::complex<float>;
 using c128 = std::complex<double>;
+using jaxcc_test::as_doubles;
 using jaxcc_test::message_of;
 
 struct LinalgCase {
@@ -38,21 +39,6 @@ Array<c64> complex_array(std::vector<double> const& pairs, jaxcc::Shape const& s
   for (std::size_t i = 0; i < pairs.size(); i += 2)
     v.emplace_back(static_cast<float>(pairs[i]), static_cast<float>(pairs[i + 1]));
   return jnp::array<c64>(v, shape);
-}
-
-template <class T>
-std::vector<double> flat(Array<T> const& a) {
-  auto const dense = jaxcc::detail::contiguous(a);
-  std::vector<double> out;
-  for (std::int64_t i = 0; i < dense.size(); ++i) {
-    if constexpr (jaxcc::ComplexElement<T>) {
-      out.push_back(dense.data()[i].real());
-      out.push_back(dense.data()[i].imag());
-    } else {
-      out.push_back(static_cast<double>(dense.data()[i]));
-    }
-  }
-  return out;
 }
 
 // (Functions: the golden vectors are inline variables, initialized in no fixed order before these.)
@@ -94,7 +80,7 @@ TEST_CASE("linalg on complex matrices: JAX's values and gradients", "[linalg_com
     auto const a = a_matrix();
     auto const out = f(a);
     CHECK(out.shape() == c.shape);
-    auto const got = flat(out);
+    auto const got = as_doubles(out);
     REQUIRE(got.size() == c.values.size());
     for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(c.values[i]).margin(1e-4).epsilon(1e-4));
     auto const loss = [&](Array<c64> const& m) {
@@ -102,7 +88,7 @@ TEST_CASE("linalg on complex matrices: JAX's values and gradients", "[linalg_com
       return jnp::sum(Array<float>(0.7f * jnp::real(y) + 0.3f * jnp::imag(y)));
     };
     if (spelling == "sort_complex(a)") continue;  // JAX's gradient through sort: checked below
-    auto const grad = flat(jaxcc::grad(loss)(a));
+    auto const grad = as_doubles(jaxcc::grad(loss)(a));
     REQUIRE(grad.size() == c.grad.size());
     for (std::size_t i = 0; i < grad.size(); ++i) CHECK(grad[i] == Approx(c.grad[i]).margin(2e-4).epsilon(1e-3));
   }
@@ -163,7 +149,7 @@ TEST_CASE("sort_complex: by real part, then imaginary part; complex results", "[
 
 TEST_CASE("random::normal at complex64: JAX's numbers", "[linalg_complex]") {
   auto const z = jaxcc::random::normal<c64>(jaxcc::random::PRNGKey(7), {2, 3});
-  auto const got = flat(z);
+  auto const got = as_doubles(z);
   REQUIRE(got.size() == normal_c64.size());
   for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(normal_c64[i]).margin(1e-6).epsilon(1e-5));
   STATIC_REQUIRE(std::same_as<decltype(jaxcc::random::normal<c128>(jaxcc::random::PRNGKey(7))), Array<c128>>);

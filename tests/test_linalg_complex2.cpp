@@ -14,11 +14,14 @@
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing.hpp>
 
+#include "support.hpp"
+
 namespace test_linalg_complex2 {
 
 namespace jnp = jaxcc::numpy;
 namespace lax = jaxcc::lax;
 using jaxcc::Array;
+using jaxcc_test::as_doubles;
 using c64 = std::complex<float>;
 using c128 = std::complex<double>;
 
@@ -46,21 +49,6 @@ Array<c64> input(std::string const& name) {
   return complex_array(input_w, {3, 4});
 }
 Array<c64> b_vector() { return complex_array(input_b, {4}); }
-
-template <class T>
-std::vector<double> flat(Array<T> const& a) {
-  auto const dense = jaxcc::detail::contiguous(a);
-  std::vector<double> out;
-  for (std::int64_t i = 0; i < dense.size(); ++i) {
-    if constexpr (jaxcc::ComplexElement<T>) {
-      out.push_back(dense.data()[i].real());
-      out.push_back(dense.data()[i].imag());
-    } else {
-      out.push_back(static_cast<double>(dense.data()[i]));
-    }
-  }
-  return out;
-}
 
 /// A real result as complex (zero imaginary parts), so that every case has one type.
 template <class T>
@@ -138,7 +126,7 @@ TEST_CASE("complex decompositions: JAX's values and gradients", "[linalg_complex
     auto const x = input(c.input);
     auto const out = f(x);
     CHECK(out.shape() == c.shape);
-    auto got = flat(out);
+    auto got = as_doubles(out);
     if (c.values.size() == static_cast<std::size_t>(out.size())) {  // a real result: its real parts
       std::vector<double> re;
       for (std::size_t i = 0; i < got.size(); i += 2) re.push_back(got[i]);
@@ -151,7 +139,7 @@ TEST_CASE("complex decompositions: JAX's values and gradients", "[linalg_complex
       auto const y = f(m);
       return jnp::sum(Array<float>(0.7f * jnp::real(y) + 0.3f * jnp::imag(y)));
     };
-    auto const grad = flat(jaxcc::grad(loss)(x));
+    auto const grad = as_doubles(jaxcc::grad(loss)(x));
     REQUIRE(grad.size() == c.grad.size());
     for (std::size_t i = 0; i < grad.size(); ++i) CHECK(grad[i] == Approx(c.grad[i]).margin(5e-4).epsilon(2e-3));
   }
