@@ -38,6 +38,12 @@
 #include "jaxcc/transforms/jit.hpp"
 #include "jaxcc/transforms/vjp.hpp"
 #include "jaxcc/transforms/vmap.hpp"
+// Where the runtime is built, also the testing checks' machinery, which
+// testing/check.hpp and testing/check_grads.hpp list at their ends (a file
+// that includes them declares it extern there; others never parse it).
+#if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
+#include "jaxcc/testing/check.hpp"
+#endif
 
 #if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
 #define JAXCC_RUNTIME_INSTANCE(...) template __VA_ARGS__;
