@@ -7,7 +7,7 @@
 // the same code for every function and every argument type: templates of a
 // defaulted parameter, compiled once per file that checks anything, or not
 // at all where the precompiled runtime is linked (it holds their <void>
-// instances: the list at the end of testing/check.hpp).
+// instances: the list at the end of testing/check_grads.hpp).
 #pragma once
 
 #include <cstddef>
