@@ -140,7 +140,8 @@ U random_word(std::uint32_t y0, std::uint32_t y1) {
 }
 
 /// `keys` (k0, k1 pairs) times `n` draws each: calls
-/// `emit(key, first, count, y0, y1)` for runs of hashed counters, split
+/// `emit(key, first, count, y0, y1, counter)` for runs of hashed counters
+/// (from `counter` on), split
 /// across threads. `counter(i)` gives the counter of a key's draw i and
 /// how many draws from i on have the counters that follow it.
 template <class Counter, class Emit>
@@ -155,7 +156,7 @@ void for_each_hashed(std::uint32_t const* keys, std::int64_t n_keys, std::int64_
       auto const [c, run] = counter(first);
       auto const count = std::min({tile, end - i, run});
       threefry_counters(keys[2 * key], keys[2 * key + 1], c, count, y0, y1);
-      emit(key, first, count, y0, y1);
+      emit(key, first, count, y0, y1, c);
       i += count;
     }
   });
@@ -220,8 +221,38 @@ struct DrawParams {
   double minval = 0;
   double span = 1;
   std::vector<std::vector<std::string>> part = {};
+  bool normal = false;  // then sqrt(2) erf_inv(u), in the same pass: jax.random.normal's draws
   friend bool operator==(DrawParams const&, DrawParams const&) = default;
 };
+
+/// jax.random.normal's sqrt(2) erf_inv(u) of the `count` uniform draws at
+/// `row`, whose counters run from `counter`, in place: in SIMD lanes for
+/// the counters below `simd_end` (the whole draw's full groups of lanes),
+/// one by one above. The lanes are independent, so each element's value
+/// depends on its counter alone, not on how the draw is cut up (by keys,
+/// threads or devices): a block of a draw, or a batch of keys, gives the
+/// single whole draw's values bit for bit.
+template <class U>
+void to_normal(U* row, std::int64_t count, std::uint64_t counter, std::uint64_t simd_end) {
+  using primitives::erf_inv_p;
+  U const sqrt2 = static_cast<U>(1.4142135623730951);
+  std::int64_t j = 0;
+  if constexpr (erf_inv_p::simd_for<U>) {
+    using batch = xsimd::batch<U>;
+    constexpr auto lanes = static_cast<std::int64_t>(batch::size);
+    auto const simd = counter >= simd_end ? 0 : static_cast<std::int64_t>(std::min<std::uint64_t>(simd_end - counter, static_cast<std::uint64_t>(count)));
+    for (; j + lanes <= simd; j += lanes)
+      (batch(sqrt2) * erf_inv_p::simd(batch::load_unaligned(row + j))).store_unaligned(row + j);
+    if (j < simd) {  // a part of a group: padded with zeros
+      alignas(64) U lane[lanes] = {};
+      std::copy(row + j, row + simd, lane);
+      (batch(sqrt2) * erf_inv_p::simd(batch::load_aligned(lane))).store_aligned(lane);
+      std::copy(lane, lane + (simd - j), row + j);
+      j = simd;
+    }
+  }
+  for (; j < count; ++j) row[j] = sqrt2 * erf_inv_p::scalar(row[j]);
+}
 
 /// The running device's block of a draw split as `part` (its extents
 /// `extent`), from its position along the mesh axes.
@@ -288,7 +319,7 @@ struct random_bits_p : detail::KeyedDraw<random_bits_p<U>, U, detail::DrawParams
   static std::string params_string(Params const& p) {
     std::string s = "shape=" + to_string(p.shape);
     if constexpr (std::same_as<U, std::uint32_t>) s = "bit_width=32 " + s;
-    else s += " minval=" + std::to_string(p.minval) + " span=" + std::to_string(p.span);
+    else s += " minval=" + std::to_string(p.minval) + " span=" + std::to_string(p.span) + (p.normal ? " normal=True" : "");
     if (p.part.empty()) return s;
     s += " part=(";
     for (std::size_t d = 0; d < p.part.size(); ++d) {
@@ -307,13 +338,19 @@ struct random_bits_p : detail::KeyedDraw<random_bits_p<U>, U, detail::DrawParams
     auto const lo = static_cast<U>(p.minval), span = static_cast<U>(p.span);
     auto const drawn = drawn_shape(p);
     auto const n = drawn.numel();
+    std::uint64_t simd_end = 0;
+    if constexpr (std::same_as<U, float>)
+      simd_end = static_cast<std::uint64_t>(p.shape.numel() / static_cast<std::int64_t>(xsimd::batch<U>::size) *
+                                            static_cast<std::int64_t>(xsimd::batch<U>::size));
     auto const emit = [&](std::int64_t key, std::int64_t first, std::int64_t count, std::uint32_t const* y0,
-                          std::uint32_t const* y1) {
+                          std::uint32_t const* y1, [[maybe_unused]] std::uint64_t counter) {
       U* const row = dst + key * n + first;
       for (std::int64_t j = 0; j < count; ++j) row[j] = detail::random_word<U>(y0[j], y1[j]);
-      if constexpr (!std::same_as<U, std::uint32_t>)
+      if constexpr (!std::same_as<U, std::uint32_t>) {
         if (!unit)
           for (std::int64_t j = 0; j < count; ++j) row[j] = std::max(lo, std::fma(row[j], span, lo));
+        if (p.normal) detail::to_normal(row, count, counter, simd_end);
+      }
     };
     if (p.part.empty()) detail::for_each_hashed(key_data.data(), keys.size() / 2, n, emit);
     else detail::for_each_hashed(key_data.data(), keys.size() / 2, n, detail::device_block(name, p, drawn), emit);
@@ -375,7 +412,7 @@ struct random_split_p : detail::KeyedDraw<random_split_p, std::uint32_t, detail:
     auto const n = p.shape.numel();
     detail::for_each_hashed(key_data.data(), keys.size() / 2, n,
                             [&](std::int64_t key, std::int64_t first, std::int64_t count, std::uint32_t const* y0,
-                                std::uint32_t const* y1) {
+                                std::uint32_t const* y1, std::uint64_t) {
                               std::uint32_t* const row = dst + 2 * (key * n + first);
                               for (std::int64_t j = 0; j < count; ++j) {
                                 row[2 * j] = y0[j];
