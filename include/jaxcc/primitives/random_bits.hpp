@@ -240,16 +240,20 @@ void to_normal(U* row, std::int64_t count, std::uint64_t counter, std::uint64_t 
   if constexpr (erf_inv_p::simd_for<U>) {
     using batch = xsimd::batch<U>;
     constexpr auto lanes = static_cast<std::int64_t>(batch::size);
-    auto const simd = counter >= simd_end ? 0 : static_cast<std::int64_t>(std::min<std::uint64_t>(simd_end - counter, static_cast<std::uint64_t>(count)));
-    for (; j + lanes <= simd; j += lanes)
-      (batch(sqrt2) * erf_inv_p::simd(batch::load_unaligned(row + j))).store_unaligned(row + j);
-    if (j < simd) {  // a part of a group: padded with zeros
-      alignas(64) U lane[lanes] = {};
-      std::copy(row + j, row + simd, lane);
-      (batch(sqrt2) * erf_inv_p::simd(batch::load_aligned(lane))).store_aligned(lane);
-      std::copy(lane, lane + (simd - j), row + j);
-      j = simd;
+    auto const simd = counter >= simd_end ? 0
+                                          : static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                simd_end - counter, static_cast<std::uint64_t>(count)));
+    alignas(64) U lane[lanes] = {};
+    // One call of the kernel (so that it is inlined); a last part of a
+    // group goes through `lane`, padded with zeros.
+    for (; j < simd; j += lanes) {
+      auto const part = std::min(lanes, simd - j);
+      U* const at = part == lanes ? row + j : lane;
+      if (part < lanes) std::copy(row + j, row + simd, lane);
+      (batch(sqrt2) * erf_inv_p::simd(batch::load_unaligned(at))).store_unaligned(at);
+      if (part < lanes) std::copy(lane, lane + part, row + j);
     }
+    j = std::max<std::int64_t>(simd, 0);
   }
   for (; j < count; ++j) row[j] = sqrt2 * erf_inv_p::scalar(row[j]);
 }
