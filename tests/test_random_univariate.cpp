@@ -9,6 +9,7 @@
 #include <jaxcc/testing/catch.hpp>
 #include <jaxcc/testing/check.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -49,6 +50,9 @@ Array<float> scales() { return jnp::array<float>({0.5f, 2.0f, 3.0f}); }
 Array<float> means() { return jnp::array<float>({0.5f, 1.0f, 2.0f}); }
 Array<float> ps() { return jnp::array<float>({0.1f, 0.5f, 0.9f}); }
 Array<float> locs() { return jnp::array<float>({0.0f, 1.0f}); }
+Array<float> tri_lefts() { return jnp::array<float>({-1.0f, 0.0f, 2.0f}); }
+Array<float> tri_modes() { return jnp::array<float>({0.0f, 0.25f, 2.5f}); }
+Array<float> tri_rights() { return jnp::array<float>({1.0f, 1.0f, 4.0f}); }
 
 // The draw a case names, from our implementation.
 std::vector<double> draw(Golden const& c) {
@@ -77,6 +81,11 @@ std::vector<double> draw(Golden const& c) {
   if (n == "double_sided_maxwell_array") return as_doubles(jr::double_sided_maxwell(k, locs(), 1.0, {3}));
   if (n == "double_sided_maxwell_array_noshape") return as_doubles(jr::double_sided_maxwell(k, locs(), 1.0));
   if (n == "geometric_array") return as_doubles(jr::geometric(k, ps(), {4, 3}));
+  if (n == "triangular") return as_doubles(jr::triangular(k, -1.0, 0.5, 2.0, shape));
+  if (n == "triangular_array") return as_doubles(jr::triangular(k, tri_lefts(), tri_modes(), tri_rights()));
+  if (n == "triangular_array_shape") return as_doubles(jr::triangular(k, tri_lefts(), 0.5, 4.0, {2, 3}));
+  if (n == "triangular_mode_left") return as_doubles(jr::triangular(k, 0.0, 0.0, 1.0, shape));
+  if (n == "triangular_mode_right") return as_doubles(jr::triangular(k, 0.0, 1.0, 1.0, shape));
   if (n == "laplace_large") {
     auto const all = as_doubles(jr::laplace(k, {70001}));
     std::vector<double> every;
@@ -158,6 +167,54 @@ TEST_CASE("random univariate: many draws have the distributions' first two momen
   }
 }
 
+TEST_CASE("random univariate: 10^6 triangular draws have its first two moments", "[random][moments]") {
+  auto const x = as_doubles(jr::triangular(jr::key(2025), -1.0, 0.5, 2.0, {1000000}));
+  double const a = -1, c = 0.5, b = 2;
+  double const mean = (a + b + c) / 3, var = (a * a + b * b + c * c - a * b - a * c - b * c) / 18;
+  check_moments(x, mean, var + mean * mean);
+  CHECK(*std::min_element(x.begin(), x.end()) >= a);
+  CHECK(*std::max_element(x.begin(), x.end()) <= b);
+}
+
+TEST_CASE("random univariate: triangular is differentiable in left, mode and right", "[random][grad]") {
+  using D = Array<double>;
+  auto const k = jr::key(4);
+  // The draws lie away from the kink u = (mode - left) / (right - left),
+  // on both of its sides.
+  auto const u = as_doubles(jr::uniform<double>(k, {6}));
+  CHECK(std::none_of(u.begin(), u.end(), [](double v) { return std::abs(v - 1.3 / 3) < 0.02; }));
+  CHECK(std::count_if(u.begin(), u.end(), [](double v) { return v < 1.3 / 3; }) > 0);
+  CHECK(std::count_if(u.begin(), u.end(), [](double v) { return v > 1.3 / 3; }) > 0);
+  auto const tri = [&](D const& left, D const& mode, D const& right) {
+    return jr::triangular<double>(k, left, mode, right, {6});
+  };
+  D const left = jnp::array<double>({-1.0}), mode = jnp::array<double>({0.3}), right = jnp::array<double>({2.0});
+  REQUIRE_NOTHROW(testing::check_grads(tri, std::tuple{left, mode, right}, 2));
+  // Location-scale: shifting all three shifts every draw by as much.
+  auto const g = jaxcc::grad([&](D const& shift) {
+    return jnp::sum(jr::triangular<double>(k, Array<double>(left + shift), Array<double>(mode + shift),
+                                           Array<double>(right + shift), {6}));
+  })(jnp::array<double>(0.0));
+  CHECK(std::abs(g.item() - 6.0) < 1e-9);
+  REQUIRE_NOTHROW(testing::check_batching_rule(
+      [&](Array<float> const& m) { return jr::triangular(k, -1.0, m, 2.0, {3}); }, jaxcc::in_axes(0),
+      jnp::array<float>({-0.5f, 0.0f, 1.0f, 1.5f}).reshape({4, 1})));
+  REQUIRE_NOTHROW(testing::check_jit([](jr::KeyArray const& key, Array<float> const& l) {
+    return jr::triangular(key, l, 0.0, 1.0);
+  }, k, jnp::array<float>({-2.f, -1.f, 0.f})));
+}
+
+TEST_CASE("random: key_dtype is key<fry>, the dtype of typed keys", "[random][keys]") {
+  CHECK(jr::key_dtype() == jr::key(0).dtype());
+  CHECK(jr::key_dtype("threefry2x32").name() == "key<fry>");
+  CHECK(jr::key_dtype().impl() == jr::key_impl(jr::key(1)));
+  CHECK(jaxcc_test::streamed(jr::key_dtype()) == "key<fry>");
+  CHECK(message_of([] { (void)jr::key_dtype("foo"); }) ==
+        "unrecognized PRNG implementation \"foo\". Did you mean one of: \"threefry2x32\"?");
+  CHECK(message_of([] { (void)jr::key_dtype("rbg"); }) ==
+        "key_dtype: the PRNG implementation \"rbg\" is not implemented in jaxcc, which has \"threefry2x32\" only");
+}
+
 TEST_CASE("random univariate: the reparameterized samplers are differentiable in their parameters", "[random][grad]") {
   using D = Array<double>;
   auto const k = jr::key(11);
@@ -228,6 +285,11 @@ TEST_CASE("random univariate: JAX's errors for shapes that do not fit the parame
   CHECK(message_of([&] { (void)jr::lognormal(k, jnp::ones<float>({2}), {3, 3}); }) ==
         "Incompatible shapes for broadcasting: shapes=[(3, 3), (2,)]");
   CHECK(message_of([&] { (void)jr::rayleigh(k, 1.0, {-1}); }) == "random_uniform: shape (-1,) has a negative dimension");
+  CHECK(message_of([&] { (void)jr::triangular(k, jnp::zeros<float>({3}), 2.0, 3.0, {2}); }) ==
+        "Incompatible shapes for broadcasting: shapes=[(2,), (3,), (), ()]");
+  CHECK(message_of([&] { (void)jr::triangular(k, 0.0, jnp::ones<float>({2, 3}), 3.0, {3}); }) ==
+        "triangular parameter shapes must be broadcast-compatible with shape argument, and the result of "
+        "broadcasting the shapes must equal the shape argument, but got result (2, 3) for shape argument (3,).");
 }
 
 TEST_CASE("random univariate: 0-d and empty shapes", "[random][edges]") {
@@ -236,6 +298,10 @@ TEST_CASE("random univariate: 0-d and empty shapes", "[random][edges]") {
   CHECK(jr::maxwell(k, {0}).shape() == Shape{0});
   CHECK(jr::geometric(k, jnp::zeros<float>({0})).shape() == Shape{0});
   CHECK(jr::wald(k, 1.0).shape() == Shape{});
+  CHECK(jr::triangular(k, 0.0, 0.5, 1.0).shape() == Shape{});
+  CHECK(jr::triangular(k, 0.0, 0.5, 1.0, {0, 2}).shape() == Shape{0, 2});
+  REQUIRE_NOTHROW(testing::check_edges([&](Array<float> const& m) { return jr::triangular(k, -1.0, m, 1.0); },
+                                       jnp::array<float>({0.f, 0.5f})));
   REQUIRE_NOTHROW(testing::check_edges([&](Array<float> const& s) { return jr::rayleigh(k, s); },
                                        jnp::array<float>({1.f, 2.f})));
 }

@@ -3,7 +3,7 @@
 
 jax.random's one-dimensional samplers beyond the basic ones (laplace,
 cauchy, logistic, lognormal, pareto, rayleigh, wald, weibull_min, maxwell,
-double_sided_maxwell, rademacher, geometric) for several seeds, shapes and
+double_sided_maxwell, rademacher, geometric, triangular) for several seeds, shapes and
 parameters (scalars, and arrays that set the shape). The parameter arrays
 are written out again in the test, so both sides draw the same thing.
 
@@ -68,6 +68,19 @@ for seed in SEEDS:
     add("double_sided_maxwell_array_noshape", seed, r.double_sided_maxwell(k, LOCS, 1.0))
     add("geometric_array", seed, r.geometric(k, PS, (4, 3)))
     add("laplace_large", seed, r.laplace(k, (70001,))[::997])
+
+# triangular (appended after the cases above, which keep their order).
+TRI_LEFTS = jnp.array([-1.0, 0.0, 2.0], f32)
+TRI_MODES = jnp.array([0.0, 0.25, 2.5], f32)
+TRI_RIGHTS = jnp.array([1.0, 1.0, 4.0], f32)
+for seed in SEEDS:
+    k = r.key(np.int32(seed))
+    for shape in SHAPES:
+        add("triangular", seed, r.triangular(k, -1.0, 0.5, 2.0, shape))
+    add("triangular_array", seed, r.triangular(k, TRI_LEFTS, TRI_MODES, TRI_RIGHTS))
+    add("triangular_array_shape", seed, r.triangular(k, TRI_LEFTS, 0.5, 4.0, (2, 3)))
+    add("triangular_mode_left", seed, r.triangular(k, 0.0, 0.0, 1.0, (7,)))
+    add("triangular_mode_right", seed, r.triangular(k, 0.0, 1.0, 1.0, (7,)))
 
 
 def number(v):

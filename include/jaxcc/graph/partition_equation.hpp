@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -43,14 +44,44 @@ inline Layout aligned_layout(Shape const& shape, Shape const& result_shape, Layo
   return layout;
 }
 
+/// Backward sharding propagation over `trace`: the layout each value's
+/// users want it in (by var id), from `seeds` (the wishes for the program's
+/// outputs), the primitives that ask a layout of an operand (a sharding
+/// constraint: `wanted_operand_layout`), and elementwise equations, which
+/// pass their result's wish on to their operands, lined up. A value whose
+/// users want different layouts has no wish.
+template <class = void>
+std::vector<std::optional<Layout>> wanted_layouts(Trace const& trace,
+                                                  std::vector<std::pair<std::size_t, Layout>> const& seeds) {
+  std::vector<std::optional<Layout>> wanted(trace.var_count());
+  std::vector<bool> disputed(trace.var_count(), false);
+  auto const wish = [&](std::size_t id, Layout const& layout) {
+    if (disputed[id]) return;
+    if (!wanted[id]) wanted[id] = layout;
+    else if (!(*wanted[id] == layout)) wanted[id].reset(), disputed[id] = true;
+  };
+  for (auto const& [id, layout] : seeds) wish(id, layout);
+  for (auto eq = trace.equations.rbegin(); eq != trace.equations.rend(); ++eq) {
+    auto const& out = eq->outputs.empty() ? std::optional<Layout>() : wanted[eq->outputs[0]->id];
+    bool const elementwise = out && runs_elementwise(*eq);
+    for (std::size_t k = 0; k < eq->inputs.size(); ++k) {
+      auto const& v = eq->inputs[k];
+      if (auto asked = eq->primitive->wanted_operand_layout(k, v->shape)) wish(v->id, *asked);
+      else if (elementwise) wish(v->id, aligned_layout(v->shape, eq->outputs[0]->shape, *out));
+    }
+  }
+  return wanted;
+}
+
 /// `eq` applied to `parts` (its operands' parts, laid out as `layouts`):
 /// an elementwise equation with every operand lined up with its most split
-/// full-shaped one; another by its primitive's partition rule; one without
-/// a rule on whole operands. The results may be partial (a rule's
-/// partial_over): the caller combines them or keeps them so.
+/// full-shaped one; another by its primitive's partition rule (its
+/// `partition_as` rule first, where its result is `wanted` in a layout);
+/// one without a rule on whole operands. The results may be partial (a
+/// rule's partial_over): the caller combines them or keeps them so.
 template <class = void>
 Partitioned partition_equation(Equation const& eq, std::vector<AnyArray> parts, std::vector<Layout> const& layouts,
-                               Resharder const& reshard) {
+                               Resharder const& reshard, std::optional<Layout> const& wanted = std::nullopt) {
   if (runs_elementwise(eq)) {
     auto target = Layout::replicated(eq.outputs[0]->shape.size());
     std::size_t most = 0;
@@ -64,6 +95,8 @@ Partitioned partition_equation(Equation const& eq, std::vector<AnyArray> parts, 
       parts[k] = reshard(parts[k], layouts[k], aligned_layout(eq.inputs[k]->shape, eq.outputs[0]->shape, target));
     return {eq.primitive->evaluate(parts), std::vector<Layout>{std::move(target)}};
   }
+  if (wanted)
+    if (auto r = eq.primitive->partition_as(parts, layouts, *wanted, reshard)) return std::move(*r);
   if (auto r = eq.primitive->partition(parts, layouts, reshard)) return std::move(*r);
   for (std::size_t k = 0; k < parts.size(); ++k)
     parts[k] = reshard(parts[k], layouts[k], Layout::replicated(layouts[k].dims.size()));

@@ -185,6 +185,21 @@ class PartitioningRules {
                                                Resharder const& /*reshard*/) const {
     return std::nullopt;
   }
+  /// The same, with the result wanted laid out as `wanted` (the layout its
+  /// users ask for: see `wanted_operand_layout`), for a primitive that can
+  /// make any part of its result on its own (a random draw from whole keys:
+  /// each device draws only its block). None: `partition` decides.
+  virtual std::optional<Partitioned> partition_as(std::span<AnyArray const> /*parts*/,
+                                                  std::span<Layout const> /*layouts*/, Layout const& /*wanted*/,
+                                                  Resharder const& /*reshard*/) const {
+    return std::nullopt;
+  }
+  /// Backward sharding propagation: the layout this application asks of
+  /// its operand `k` (of shape `operand_shape`), whatever its result is
+  /// wanted as (a sharding constraint asks for its own). None: no wish.
+  virtual std::optional<Layout> wanted_operand_layout(std::size_t /*k*/, Shape const& /*operand_shape*/) const {
+    return std::nullopt;
+  }
 
  protected:
   ~PartitioningRules() = default;

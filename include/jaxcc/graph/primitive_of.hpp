@@ -39,6 +39,15 @@
 //                                              -> sharded jit: {result on this
 //                                                 device's parts, its layout,
 //                                                 axes it is partial over}
+//   partition_as(params, wanted, layouts, reshard, parts...)
+//                                              -> the same with the result
+//                                                 wanted laid out as `wanted`
+//                                                 (a draw that can make any
+//                                                 block of itself)
+//   wanted_operand_layout(params, k, operand_shape)
+//                                              -> the layout operand k is
+//                                                 asked for (a sharding
+//                                                 constraint's own)
 //   bind(params, operands...), binds_axis(params, name), axis_variance(params)
 //                                              -> for collectives, which bind
 //                                                 to the trace of their axis
@@ -196,6 +205,7 @@ JAXCC_DECLARES_RULE(vjp)
 JAXCC_DECLARES_RULE(expand)
 JAXCC_DECLARES_RULE(batch)
 JAXCC_DECLARES_RULE(partition)
+JAXCC_DECLARES_RULE(partition_as)
 JAXCC_DECLARES_RULE(run_row)
 JAXCC_DECLARES_RULE(row_fold)
 JAXCC_DECLARES_RULE(forwarded_operand)
@@ -445,6 +455,18 @@ class PrimitiveOf final : public PrimitiveBase {
       return std::apply([&](auto const&... ops) { return P::partition(params_, layouts, reshard, ops...); }, rebuild(parts));
     else return std::nullopt;
   }
+  std::optional<Partitioned> partition_as(std::span<AnyArray const> parts, std::span<Layout const> layouts,
+                                          Layout const& wanted, Resharder const& reshard) const override {
+    if constexpr (requires { P::partition_as(params_, wanted, layouts, reshard, std::declval<Operands const&>()...); })
+      return std::apply([&](auto const&... ops) { return P::partition_as(params_, wanted, layouts, reshard, ops...); },
+                        rebuild(parts));
+    else return std::nullopt;
+  }
+  std::optional<Layout> wanted_operand_layout(std::size_t k, Shape const& operand_shape) const override {
+    if constexpr (requires { P::wanted_operand_layout(params_, k, operand_shape); })
+      return P::wanted_operand_layout(params_, k, operand_shape);
+    else return std::nullopt;
+  }
   std::optional<AxisVariance> axis_variance() const override {
     if constexpr (requires { P::axis_variance(params_); }) return P::axis_variance(params_);
     else return std::nullopt;
@@ -582,6 +604,11 @@ class PrimitiveOf final : public PrimitiveBase {
                       },
                   "jaxcc: this primitive's `partition` rule does not match partition(params, layouts, reshard, "
                   "operands...) for these operands (see graph/primitive_of.hpp)");
+    static_assert(!detail::declares_partition_as<P> ||
+                      requires(Params const& p, Layout const& w, std::span<Layout const> l, Resharder const& r,
+                               Operands const&... ops) { P::partition_as(p, w, l, r, ops...); },
+                  "jaxcc: this primitive's `partition_as` rule does not match partition_as(params, wanted, layouts, "
+                  "reshard, operands...) for these operands (see graph/primitive_of.hpp)");
     static_assert(!detail::declares_run_row<P> || has_run_row(),
                   "jaxcc: this primitive's `run_row` rule does not match run_row(params, values, steps, operands, out, "
                   "count)");

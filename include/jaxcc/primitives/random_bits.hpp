@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -40,9 +41,11 @@
 
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/core/strided.hpp"
+#include "jaxcc/devices/spmd.hpp"
 #include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
+#include "jaxcc/primitives/bits/partitioning.hpp"
 #include "jaxcc/primitives/broadcast_in_dim.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
@@ -136,11 +139,13 @@ U random_word(std::uint32_t y0, std::uint32_t y1) {
   }
 }
 
-/// `keys` (k0, k1 pairs) times `n` counters each: calls
-/// `emit(key, first, count, y0, y1)` for runs of hashed counters, split
-/// across threads.
-template <class Emit>
-void for_each_hashed(std::uint32_t const* keys, std::int64_t n_keys, std::int64_t n, Emit&& emit) {
+/// `keys` (k0, k1 pairs) times `n` draws each: calls
+/// `emit(key, first, count, y0, y1, counter)` for runs of hashed counters
+/// (from `counter` on), split
+/// across threads. `counter(i)` gives the counter of a key's draw i and
+/// how many draws from i on have the counters that follow it.
+template <class Counter, class Emit>
+void for_each_hashed(std::uint32_t const* keys, std::int64_t n_keys, std::int64_t n, Counter&& counter, Emit&& emit) {
   constexpr std::int64_t tile = 512;
   parallel_chunks(n_keys * n, tile, [&](std::int64_t begin, std::int64_t end) {
     alignas(64) std::uint32_t y0[tile];
@@ -148,13 +153,50 @@ void for_each_hashed(std::uint32_t const* keys, std::int64_t n_keys, std::int64_
     for (auto i = begin; i < end;) {
       auto const key = i / n;
       auto const first = i % n;
-      auto const count = std::min({tile, end - i, n - first});
-      threefry_counters(keys[2 * key], keys[2 * key + 1], static_cast<std::uint64_t>(first), count, y0, y1);
-      emit(key, first, count, y0, y1);
+      auto const [c, run] = counter(first);
+      auto const count = std::min({tile, end - i, run});
+      threefry_counters(keys[2 * key], keys[2 * key + 1], c, count, y0, y1);
+      emit(key, first, count, y0, y1, c);
       i += count;
     }
   });
 }
+/// ... where draw i has the counter i.
+template <class Emit>
+void for_each_hashed(std::uint32_t const* keys, std::int64_t n_keys, std::int64_t n, Emit&& emit) {
+  detail::for_each_hashed(
+      keys, n_keys, n, [n](std::int64_t i) { return std::pair{static_cast<std::uint64_t>(i), n - i}; },
+      std::forward<Emit>(emit));
+}
+
+/// One device's block of a draw of `shape` per key (sharded jit): the
+/// block of extents `extent` from `start`, and the counter of its element
+/// at flat index i (its flat index in the whole draw) with how many
+/// elements of its row follow.
+struct DrawBlock {
+  Shape shape, start, extent;
+
+  std::pair<std::uint64_t, std::int64_t> operator()(std::int64_t i) const {
+    auto const rank = shape.size();
+    if (rank == 0) return {0, 1 - i};
+    auto const cols = extent[rank - 1];
+    auto const col = i % cols;
+    auto row = i / cols;
+    std::uint64_t counter = 0, stride = 1;
+    for (auto d = rank; d-- > 0;) {
+      auto index = start[d];
+      if (d + 1 == rank) {
+        index += col;
+      } else {
+        index += row % extent[d];
+        row /= extent[d];
+      }
+      counter += static_cast<std::uint64_t>(index) * stride;
+      stride *= static_cast<std::uint64_t>(shape[d]);
+    }
+    return {counter, cols - col};
+  }
+};
 
 /// The leading (batch) dimensions of key data of shape (..., 2).
 inline Shape key_batch_shape(std::string_view op, Shape const& key_shape) {
@@ -171,13 +213,64 @@ struct DrawShape {
   Shape shape;
   friend bool operator==(DrawShape const&, DrawShape const&) = default;
 };
-/// ... and, for uniform floats, their range [minval, minval + span).
+/// ... and, for uniform floats, their range [minval, minval + span); under
+/// sharded jit, the mesh axes each dimension of `shape` is split over (none:
+/// the whole draw), of which this draw is the running device's block.
 struct DrawParams {
   Shape shape;
   double minval = 0;
   double span = 1;
+  std::vector<std::vector<std::string>> part = {};
+  bool normal = false;  // then sqrt(2) erf_inv(u), in the same pass: jax.random.normal's draws
   friend bool operator==(DrawParams const&, DrawParams const&) = default;
 };
+
+/// jax.random.normal's sqrt(2) erf_inv(u) of the `count` uniform draws at
+/// `row`, whose counters run from `counter`, in place: in SIMD lanes for
+/// the counters below `simd_end` (the whole draw's full groups of lanes),
+/// one by one above. The lanes are independent, so each element's value
+/// depends on its counter alone, not on how the draw is cut up (by keys,
+/// threads or devices): a block of a draw, or a batch of keys, gives the
+/// single whole draw's values bit for bit.
+template <class U>
+void to_normal(U* row, std::int64_t count, std::uint64_t counter, std::uint64_t simd_end) {
+  using primitives::erf_inv_p;
+  U const sqrt2 = static_cast<U>(1.4142135623730951);
+  std::int64_t j = 0;
+  if constexpr (erf_inv_p::simd_for<U>) {
+    using batch = xsimd::batch<U>;
+    constexpr auto lanes = static_cast<std::int64_t>(batch::size);
+    auto const simd = counter >= simd_end ? 0
+                                          : static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                simd_end - counter, static_cast<std::uint64_t>(count)));
+    alignas(64) U lane[lanes] = {};
+    // One call of the kernel (so that it is inlined); a last part of a
+    // group goes through `lane`, padded with zeros.
+    for (; j < simd; j += lanes) {
+      auto const part = std::min(lanes, simd - j);
+      U* const at = part == lanes ? row + j : lane;
+      if (part < lanes) std::copy(row + j, row + simd, lane);
+      (batch(sqrt2) * erf_inv_p::simd(batch::load_unaligned(at))).store_unaligned(at);
+      if (part < lanes) std::copy(lane, lane + part, row + j);
+    }
+    j = std::max<std::int64_t>(simd, 0);
+  }
+  for (; j < count; ++j) row[j] = sqrt2 * erf_inv_p::scalar(row[j]);
+}
+
+/// The running device's block of a draw split as `part` (its extents
+/// `extent`), from its position along the mesh axes.
+inline DrawBlock device_block(std::string_view op, DrawParams const& p, Shape extent) {
+  Shape start(p.shape.size(), 0);
+  for (std::size_t d = 0; d < p.shape.size(); ++d) {
+    std::int64_t index = 0;
+    for (auto const& axis : p.part[d])
+      index = index * graph::find_axis(axis).size +
+              static_cast<std::int64_t>(spmd_group(spmd_for(op, axis), axis).me);
+    start[d] = index * extent[d];
+  }
+  return {p.shape, std::move(start), std::move(extent)};
+}
 
 /// The parameter of a permutation: its length.
 struct PermutationSize {
@@ -217,33 +310,89 @@ struct random_bits_p : detail::KeyedDraw<random_bits_p<U>, U, detail::DrawParams
   using Params = detail::DrawParams;
   static constexpr std::string_view name = std::same_as<U, std::uint32_t> ? "random_bits" : "random_uniform";
 
+  /// The draw per key: `shape`, or this device's block of it.
+  static Shape drawn_shape(Params const& p) {
+    if (p.part.empty()) return p.shape;
+    return detail::part_shape(p.shape, graph::Layout{p.part});
+  }
   static Shape shape_rule(Params const& p, Array<std::uint32_t> const& keys) {
     for (auto d : p.shape)
       if (d < 0) throw Error(std::string(name) + ": shape " + to_string(p.shape) + " has a negative dimension");
-    return detail::concat_shapes(detail::key_batch_shape(name, keys.shape()), p.shape);
+    return detail::concat_shapes(detail::key_batch_shape(name, keys.shape()), drawn_shape(p));
   }
   static std::string params_string(Params const& p) {
-    if constexpr (std::same_as<U, std::uint32_t>) return "bit_width=32 shape=" + to_string(p.shape);
-    else return "shape=" + to_string(p.shape) + " minval=" + std::to_string(p.minval) + " span=" + std::to_string(p.span);
+    std::string s = "shape=" + to_string(p.shape);
+    if constexpr (std::same_as<U, std::uint32_t>) s = "bit_width=32 " + s;
+    else s += " minval=" + std::to_string(p.minval) + " span=" + std::to_string(p.span) + (p.normal ? " normal=True" : "");
+    if (p.part.empty()) return s;
+    s += " part=(";
+    for (std::size_t d = 0; d < p.part.size(); ++d) {
+      s += d ? ", " : "";
+      if (p.part[d].empty()) s += "None";
+      for (std::size_t k = 0; k < p.part[d].size(); ++k) s += (k ? "+" : "") + p.part[d][k];
+    }
+    return s + ")";
   }
 
   static Array<U> impl(Params const& p, Shape out_shape, Array<std::uint32_t> const& keys) {
     auto const key_data = detail::contiguous(keys);
     auto [out, out_data] = detail::allocate<U>(std::move(out_shape));
     U* const dst = out_data;
-    auto const n = p.shape.numel();
     bool const unit = p.minval == 0 && p.span == 1;
     auto const lo = static_cast<U>(p.minval), span = static_cast<U>(p.span);
-    detail::for_each_hashed(key_data.data(), keys.size() / 2, n,
-                            [&](std::int64_t key, std::int64_t first, std::int64_t count, std::uint32_t const* y0,
-                                std::uint32_t const* y1) {
-                              U* const row = dst + key * n + first;
-                              for (std::int64_t j = 0; j < count; ++j) row[j] = detail::random_word<U>(y0[j], y1[j]);
-                              if constexpr (!std::same_as<U, std::uint32_t>)
-                                if (!unit)
-                                  for (std::int64_t j = 0; j < count; ++j) row[j] = std::max(lo, std::fma(row[j], span, lo));
-                            });
+    auto const drawn = drawn_shape(p);
+    auto const n = drawn.numel();
+    std::uint64_t simd_end = 0;
+    if constexpr (std::same_as<U, float>)
+      simd_end = static_cast<std::uint64_t>(p.shape.numel() / static_cast<std::int64_t>(xsimd::batch<U>::size) *
+                                            static_cast<std::int64_t>(xsimd::batch<U>::size));
+    auto const emit = [&](std::int64_t key, std::int64_t first, std::int64_t count, std::uint32_t const* y0,
+                          std::uint32_t const* y1, [[maybe_unused]] std::uint64_t counter) {
+      U* const row = dst + key * n + first;
+      for (std::int64_t j = 0; j < count; ++j) row[j] = detail::random_word<U>(y0[j], y1[j]);
+      if constexpr (!std::same_as<U, std::uint32_t>) {
+        if (!unit)
+          for (std::int64_t j = 0; j < count; ++j) row[j] = std::max(lo, std::fma(row[j], span, lo));
+        if (p.normal) detail::to_normal(row, count, counter, simd_end);
+      }
+    };
+    if (p.part.empty()) detail::for_each_hashed(key_data.data(), keys.size() / 2, n, emit);
+    else detail::for_each_hashed(key_data.data(), keys.size() / 2, n, detail::device_block(name, p, drawn), emit);
     return out;
+  }
+
+  /// Sharded jit: a batch of keys keeps its split, and each device draws
+  /// its keys' draws whole...
+  static std::optional<graph::Partitioned> partition(Params const& p, std::span<graph::Layout const> layouts,
+                                                     graph::Resharder const& reshard,
+                                                     Array<std::uint32_t> const& keys) {
+    auto wanted = graph::Layout::replicated(layouts[0].dims.size() - 1 + p.shape.size());
+    std::copy(layouts[0].dims.begin(), layouts[0].dims.end() - 1, wanted.dims.begin());
+    return partition_as(p, wanted, layouts, reshard, keys);
+  }
+  /// ... or, where its users want it laid out as `wanted`, only its block
+  /// of it: its keys resharded to `wanted`'s batch dimensions, and the
+  /// counters of its block, which are those of the whole draw (JAX's
+  /// partitionable threefry), so that every split gives the same values.
+  static std::optional<graph::Partitioned> partition_as(Params const& p, graph::Layout const& wanted,
+                                                        std::span<graph::Layout const> layouts,
+                                                        graph::Resharder const& reshard,
+                                                        Array<std::uint32_t> const& keys) {
+    auto const batch = layouts[0].dims.size() - 1;
+    if (!p.part.empty() || wanted.dims.size() != batch + p.shape.size()) return std::nullopt;
+    auto const key_shape = detail::global_shape(keys.shape(), layouts[0]);
+    auto const global = detail::concat_shapes(detail::key_batch_shape(name, key_shape), p.shape);
+    for (std::size_t d = 0; d < global.size(); ++d)
+      if (global[d] % detail::parts_along(wanted.dims[d]) != 0) return std::nullopt;
+    auto key_layout = graph::Layout::replicated(batch + 1);
+    std::copy(wanted.dims.begin(), wanted.dims.begin() + static_cast<std::ptrdiff_t>(batch), key_layout.dims.begin());
+    auto const part = reshard(AnyArray(keys), layouts[0], key_layout).template as<std::uint32_t>();
+    auto q = p;
+    q.part.assign(wanted.dims.begin() + static_cast<std::ptrdiff_t>(batch), wanted.dims.end());
+    bool split = false;
+    for (auto const& d : q.part) split = split || !d.empty();
+    if (!split) q.part.clear();
+    return graph::Partitioned{AnyArray(jaxcc::detail::bind<random_bits_p>(q, part)), wanted};
   }
 };
 
@@ -267,7 +416,7 @@ struct random_split_p : detail::KeyedDraw<random_split_p, std::uint32_t, detail:
     auto const n = p.shape.numel();
     detail::for_each_hashed(key_data.data(), keys.size() / 2, n,
                             [&](std::int64_t key, std::int64_t first, std::int64_t count, std::uint32_t const* y0,
-                                std::uint32_t const* y1) {
+                                std::uint32_t const* y1, std::uint64_t) {
                               std::uint32_t* const row = dst + 2 * (key * n + first);
                               for (std::int64_t j = 0; j < count; ++j) {
                                 row[2 * j] = y0[j];

@@ -133,14 +133,14 @@ Array<T> uniform(K const& key, Shape const& shape = {}, Lo const& minval = Lo(0)
 }
 
 /// jax.random.normal: standard normal floats, sqrt(2) erf_inv(u) for u
-/// uniform in (-1, 1).
+/// uniform in (-1, 1), made in the draw's own pass (no array of u).
 template <Element T = float, Key K>
   requires std::floating_point<T>
 Array<T> normal(K const& key, Shape const& shape = {}) {
   auto const& k = detail::single_key("normal", key);
   auto const lo = std::nextafter(T(-1), T(0));
-  auto const u = uniform<T>(k, shape, lo, T(1));
-  return T(1.4142135623730951) * lax::erf_inv(u);
+  // uniform(key, shape, lo, 1), then sqrt(2) erf_inv in the draw's own pass.
+  return jaxcc::detail::bind<primitives::random_bits_p<T>>({shape, lo, T(T(1) - lo), {}, true}, k);
 }
 
 /// jax.random.normal for complex dtypes, as JAX's: (re + i im) / sqrt(2),

@@ -28,6 +28,17 @@
 
 namespace jaxcc::random {
 
+/// The dtype of typed keys (jax.random.key_dtype): `key<fry>`, whose
+/// implementation is threefry2x32, the one jaxcc has.
+struct KeyDType {
+  /// The implementation's name, as jax.random.key_impl gives it.
+  std::string impl() const { return "threefry2x32"; }
+  /// As JAX prints the dtype: `key<fry>`.
+  std::string name() const { return "key<fry>"; }
+  friend bool operator==(KeyDType, KeyDType) = default;
+  friend std::ostream& operator<<(std::ostream& os, KeyDType const& d) { return os << d.name(); }
+};
+
 /// A typed key array (dtype `key<fry>`): keys of shape `shape()`, each two
 /// uint32 words of threefry2x32 key data.
 class KeyArray {
@@ -41,6 +52,8 @@ class KeyArray {
   Shape shape() const { return Shape(data_.shape().begin(), data_.shape().end() - 1); }
   std::int64_t ndim() const { return data_.ndim() - 1; }
   std::int64_t size() const { return shape().numel(); }
+  /// Its dtype, `key<fry>` (`key.dtype`).
+  KeyDType dtype() const { return {}; }
   /// The key data, shape (*shape(), 2): jax.random.key_data.
   Array<std::uint32_t> const& data() const { return data_; }
 
@@ -181,6 +194,19 @@ std::remove_cvref_t<K> clone(K const& keys) {
 template <Key K>
 std::string key_impl(K const& /*keys*/) {
   return "threefry2x32";
+}
+
+/// jax.random.key_dtype(impl): the dtype of keys of the PRNG implementation
+/// `impl` (its name; the default is the default implementation,
+/// threefry2x32). jaxcc has threefry2x32 only: JAX's other implementations
+/// are an error that says so, an unknown name JAX's error.
+inline KeyDType key_dtype(std::string_view impl = "threefry2x32") {
+  if (impl == "threefry2x32") return {};
+  for (std::string_view jax_impl : {"philox2x32", "philox4x32", "rbg", "unsafe_rbg", "threefry4x32"})
+    if (impl == jax_impl)
+      throw Error("key_dtype: the PRNG implementation \"" + std::string(impl) +
+                  "\" is not implemented in jaxcc, which has \"threefry2x32\" only");
+  throw Error("unrecognized PRNG implementation \"" + std::string(impl) + "\". Did you mean one of: \"threefry2x32\"?");
 }
 
 }  // namespace jaxcc::random

@@ -1,6 +1,6 @@
 // jax.random's one-dimensional samplers beyond the basic ones: laplace,
 // cauchy, logistic, lognormal, pareto, rayleigh, wald, weibull_min, maxwell,
-// double_sided_maxwell, rademacher and geometric, each written as JAX writes
+// double_sided_maxwell, rademacher, geometric and triangular, each written as JAX writes
 // it on top of uniform and normal, so a key gives JAX's numbers (to the
 // float32 rounding of the functions they apply; rademacher and geometric
 // bit for bit). A parameter is a C++ number or an array; arrays broadcast
@@ -188,6 +188,31 @@ Array<T> geometric(K const& key, P const& p, OptionalShape const& shape = {}) {
   }();
   Array<F> const g = numpy::floor(numpy::log(u) / log_one_minus_p) + F(1);
   return lax::convert_element_type<T>(g);
+}
+
+/// jax.random.triangular: draws from the triangular distribution on
+/// [left, right] with its peak at mode, by inverting its distribution
+/// function at u uniform in [0, 1): left + sqrt(u (right - left) (mode -
+/// left)) where u < (mode - left) / (right - left), else right - sqrt((1 -
+/// u) (right - left) (right - mode)). `shape` defaults to the parameters'
+/// broadcast shape; differentiable in all three parameters.
+template <Element T = float, Key K, detail::Bound L, detail::Bound M, detail::Bound R>
+  requires std::floating_point<T>
+Array<T> triangular(K const& key, L const& left, M const& mode, R const& right, OptionalShape const& shape = {}) {
+  auto const& k = detail::single_key("triangular", key);
+  auto const out_shape = detail::sample_shape(
+      "triangular", shape, {detail::param_shape(left), detail::param_shape(mode), detail::param_shape(right)});
+  auto const a = detail::bound_as<T>(left);
+  auto const c = detail::bound_as<T>(mode);
+  auto const b = detail::bound_as<T>(right);
+  auto const width = b - a;
+  auto const rise = c - a;
+  auto const fall = b - c;
+  auto const fc = rise / width;
+  Array<T> const u = uniform<T>(k, out_shape);
+  Array<T> const out1 = a + numpy::sqrt(u * width * rise);
+  Array<T> const out2 = b - numpy::sqrt((T(1) - u) * width * fall);
+  return numpy::where(u < fc, out1, out2);
 }
 
 }  // namespace jaxcc::random

@@ -4,7 +4,10 @@
 // mesh's axes bound, on per-device values that carry their Layout. Each
 // equation runs by its primitive's partition rule; elementwise equations
 // line their operands up with the most split one; equations without a rule
-// gather their operands whole and run as they are. Resharding is
+// gather their operands whole and run as they are; an equation that can
+// make any block of its result (a random draw) makes the block its users
+// want (backward propagation from sharding constraints and out_shardings,
+// through elementwise equations). Resharding is
 // all_gather over the mesh axes a split leaves, then this device's part
 // (a view) for the axes it gains. The result is one shard_map
 // equation: the per-device program with a spec for each input and output.
@@ -98,6 +101,11 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
     for (std::size_t i = 0; i < trace.inputs.size(); ++i)
       parts.push_back({trace.inputs[i]->dtype, part_shape(trace.inputs[i]->shape, in_layouts[i])});
   }
+  std::vector<std::pair<std::size_t, graph::Layout>> seeds;
+  for (std::size_t o = 0; o < global.outputs.size(); ++o)
+    if (auto const& var = graph::var_of(global.outputs[o]); var && var->trace_id == trace.id() && out_constraints[o])
+      seeds.emplace_back(var->id, *out_constraints[o]);
+  auto const wanted = graph::wanted_layouts(trace, seeds);
   std::vector<graph::Layout> out_layouts;
   graph::FlatFunction per_device = [&](std::vector<AnyArray> const& inputs) {
     std::vector<std::optional<std::pair<AnyArray, graph::Layout>>> env(trace.var_count());
@@ -116,7 +124,8 @@ inline PartitionedProgram partition_program(graph::Program const& global, Mesh c
         values.push_back(env[v->id]->first);
         layouts.push_back(env[v->id]->second);
       }
-      auto r = graph::partition_equation(eq, std::move(values), layouts, reshard);
+      auto r = graph::partition_equation(eq, std::move(values), layouts, reshard,
+                                         eq.outputs.size() == 1 ? wanted[eq.outputs[0]->id] : std::nullopt);
       auto const outs = completed(r);
       auto const& out = r.layouts;
       for (std::size_t k = 0; k < eq.outputs.size(); ++k) env[eq.outputs[k]->id] = {outs[k], out[k]};

@@ -51,6 +51,11 @@ struct sharding_constraint_p {
     auto const target = detail::layout_of(p.sharding.spec(), static_cast<std::size_t>(x.ndim()));
     return graph::Partitioned{reshard(AnyArray(x), layouts[0], target), target};
   }
+  /// Its operand is wanted laid out as the constraint (a draw before it
+  /// makes only each device's block).
+  static std::optional<graph::Layout> wanted_operand_layout(Params const& p, std::size_t, Shape const& shape) {
+    return detail::layout_of(p.sharding.spec(), shape.size());
+  }
 };
 
 }  // namespace jaxcc::primitives
