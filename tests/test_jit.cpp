@@ -366,6 +366,45 @@ TEST_CASE("a run of elementwise equations is one tiled loop", "[jit][fusion]") {
   REQUIRE_THAT(c_t, AllClose(std::get<1>(with_exit(vt, scale)), 1e-14));
 }
 
+TEST_CASE("independent equations of one shape group into one run across a tree's leaves", "[jit][fusion]") {
+  // tree::map writes an update leaf by leaf, so the traced equations
+  // alternate between the leaves' shapes (9 equations, each next to one of
+  // another shape). Grouped, each leaf's three ops are one run, and the
+  // scalar's op comes first: 4 steps, and 10 without grouping.
+  using Leaves = std::tuple<Array<float>, Array<float>, Array<float>>;
+  auto const step = [](Leaves const& p, Leaves const& g, Array<float> const& t) {
+    auto const rate = Array<float>(t * 0.5f);
+    auto const m = jaxcc::tree::map([](Array<float> const& x) { return Array<float>(0.9f * x); }, g);
+    auto const v = jaxcc::tree::map([&](Array<float> const& x) { return Array<float>(x * rate); }, m);
+    return jaxcc::tree::map([](Array<float> const& x, Array<float> const& d) { return Array<float>(x - d); }, p, v);
+  };
+  Leaves const p{smooth({300}).astype<float>(), smooth({20, 30}).astype<float>(), smooth({7}).astype<float>()};
+  Leaves const g{smooth({300}).astype<float>() * 2.0f, smooth({20, 30}).astype<float>() * 3.0f,
+                 smooth({7}).astype<float>() * 4.0f};
+  auto const t = jnp::array(0.25f);
+  REQUIRE(jaxcc::make_jaxpr(step)(p, g, t).num_equations() == 10);
+  REQUIRE(plan_steps(step, p, g, t) == 4);
+  auto const jitted = jaxcc::jit(step)(p, g, t);
+  auto const eager = step(p, g, t);
+  REQUIRE_THAT(std::get<0>(jitted), AllClose(std::get<0>(eager), 1e-6));
+  REQUIRE_THAT(std::get<1>(jitted), AllClose(std::get<1>(eager), 1e-6));
+  REQUIRE_THAT(std::get<2>(jitted), AllClose(std::get<2>(eager), 1e-6));
+
+  // A reduction of a run's value that the run could fold comes with it.
+  auto const with_sums = [](Array<float> const& a, Array<float> const& b) {
+    auto const ea = Array<float>(jnp::exp(a));
+    auto const eb = Array<float>(jnp::exp(b));
+    auto const sa = Array<float>(ea * 2.0f);
+    auto const sb = Array<float>(eb * 3.0f);
+    return std::pair{Array<float>(jnp::sum(sa)), Array<float>(jnp::sum(sb))};
+  };
+  auto const a = smooth({50}).astype<float>(), b = smooth({60}).astype<float>();
+  REQUIRE(plan_steps(with_sums, a, b) == 2);  // exp, mul and sum of each leaf: one step each
+  auto const [sa, sb] = jaxcc::jit(with_sums)(a, b);
+  REQUIRE_THAT(sa, AllClose(jnp::sum(jnp::exp(a) * 2.0f), 1e-5));
+  REQUIRE_THAT(sb, AllClose(jnp::sum(jnp::exp(b) * 3.0f), 1e-5));
+}
+
 TEST_CASE("a run whose values widen along it keeps each in its own tile", "[jit][fusion]") {
   // The computed int8 and bfloat16 values die where they are widened: a
   // wider result must not take their tile in place, as writing element i

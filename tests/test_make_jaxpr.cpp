@@ -4,6 +4,7 @@
 // literals as value:type, one line when it fits in 80 columns).
 #include "catch.hpp"
 
+#include <complex>
 #include <string>
 
 #include <jaxcc/jaxcc.hpp>
@@ -38,6 +39,26 @@ TEST_CASE("where prints as select_n with the false case first", "[make_jaxpr]") 
           "    b:bool[2] = gt a 0.0:f32[]\n"
           "    c:f32[2] = select_n b 0.5:f32[] a\n"
           "  in (c,) }");
+}
+
+TEST_CASE("complex and signed-zero literals print as Python's repr", "[make_jaxpr][complex]") {
+  // The texts jax.make_jaxpr (JAX 0.10.2) prints for
+  //   lambda x: x*(0.1+0.2j) - (1e20-0j) + complex(-0.0, 2) + complex(0, -1.5)
+  // on a c64[3], and for lambda x: x * -0.0 on an f32[3]: a complex part
+  // without a float's ".0", parentheses unless the real part is +0.
+  using C = std::complex<float>;
+  auto j = jaxcc::make_jaxpr([](Array<C> x) {
+    return Array<C>(x * C(0.1f, 0.2f) - C(1e20f, 0.0f) + C(-0.0f, 2.0f) + C(0.0f, -1.5f));
+  })(jnp::ones<C>({3}));
+  REQUIRE(to_string(j) ==
+          "{ lambda ; a:c64[3]. let\n"
+          "    b:c64[3] = mul a (0.10000000149011612+0.20000000298023224j):c64[]\n"
+          "    c:c64[3] = sub b (1.0000000200408773e+20+0j):c64[]\n"
+          "    d:c64[3] = add c (-0+2j):c64[]\n"
+          "    e:c64[3] = add d -1.5j:c64[]\n"
+          "  in (e,) }");
+  auto z = jaxcc::make_jaxpr([](Array<float> x) { return Array<float>(x * -0.0f); })(jnp::ones<float>({3}));
+  REQUIRE(to_string(z) == "{ lambda ; a:f32[3]. let b:f32[3] = mul a -0.0:f32[] in (b,) }");
 }
 
 TEST_CASE("parameters, several inputs and outputs, constants", "[make_jaxpr]") {

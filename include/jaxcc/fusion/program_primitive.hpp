@@ -191,11 +191,6 @@ inline Shape broadcast_shape_of(std::span<AnyArray const> inputs) {
   return shape;
 }
 
-/// A constant's value as make_jaxpr prints it.
-inline double constant_value(ProgramValue const& v) {
-  return jaxcc::detail::value_as_double(v.dtype, &v.bits);
-}
-
 /// A constant's value where a double holds it whole: not a complex number
 /// with an imaginary part (`x * (1 + 0.5i)` is no `x * 1`).
 inline std::optional<double> known_constant(ProgramValue const& v) {
@@ -206,7 +201,7 @@ inline std::optional<double> known_constant(ProgramValue const& v) {
   };
   if (v.dtype == DType::complex64 && imaginary_part(std::type_identity<std::complex<float>>{}) != 0) return std::nullopt;
   if (v.dtype == DType::complex128 && imaginary_part(std::type_identity<std::complex<double>>{}) != 0) return std::nullopt;
-  return constant_value(v);
+  return jaxcc::detail::value_as_double(v.dtype, v.bits.data());
 }
 
 /// `p` as make_jaxpr shows it: each node one equation, as JAX would have
@@ -222,7 +217,7 @@ void print_program(graph::JaxprSink& w, Program const& p, std::span<Shape const>
       names[v] = inputs[value.args[0]];
       shapes[v] = input_shapes[value.args[0]];
     } else if (value.kind == ProgramValue::Kind::constant) {
-      names[v] = w.literal(constant_value(value), value.dtype);
+      names[v] = w.literal(value.bits.data(), value.dtype);
     } else {
       std::vector<std::string> args;
       for (std::size_t k = 0; k < value.op->arity; ++k) {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <complex>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,6 +27,7 @@ template <class = void>
 std::string python_float_repr(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
   char buf[64];
   auto const end = std::to_chars(buf, buf + sizeof buf, std::abs(v), std::chars_format::scientific).ptr;
   std::string_view const sci(buf, static_cast<std::size_t>(end - buf));
@@ -67,7 +70,7 @@ class JaxprWriterT final : public JaxprSink {
   }
   std::string binder(Var const& v) override { return name(v) + ":" + type_string(v.dtype, v.shape); }
   std::string fresh_name() override { return encode(count_++); }
-  std::string literal(double value, DType dtype) const override;
+  std::string literal(void const* element, DType dtype) const override;
   void emit(std::string equation) override { equations_.back().push_back(std::move(equation)); }
   std::string emit_node(std::string name, DType dtype, Shape const& shape, std::string_view op, std::string_view params,
                         std::span<std::string const> args, std::span<int const> order = {}) override;
@@ -114,9 +117,26 @@ class JaxprWriterT final : public JaxprSink {
 };
 
 template <class V>
-JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::literal(double value, DType dtype) const {
+JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::literal(void const* element, DType dtype) const {
+  // A complex number as Python's repr: `3j` where its real part is +0, else
+  // `(re+imj)`, each part without the ".0" a float's repr adds.
+  auto const complex_repr = [&]<class C>(std::type_identity<C>) {
+    C z;
+    std::memcpy(static_cast<void*>(&z), element, sizeof z);  // void*: std::complex is trivially copyable
+    auto const part = [](double x) {
+      auto text = python_float_repr(x);
+      if (text.ends_with(".0")) text.resize(text.size() - 2);
+      return text;
+    };
+    auto const im = part(static_cast<double>(z.imag()));
+    if (z.real() == 0 && !std::signbit(z.real())) return im + "j";
+    return "(" + part(static_cast<double>(z.real())) + (im.starts_with('-') ? "" : "+") + im + "j)";
+  };
+  auto const value = jaxcc::detail::value_as_double(dtype, element);
   std::string text;
   switch (dtype) {
+    case DType::complex64: text = complex_repr(std::type_identity<std::complex<float>>{}); break;
+    case DType::complex128: text = complex_repr(std::type_identity<std::complex<double>>{}); break;
     case DType::bool_: text = value != 0 ? "True" : "False"; break;
     case DType::int8:
     case DType::int16:
@@ -158,7 +178,7 @@ JAXCC_RUNTIME_INLINE std::string JaxprWriterT<V>::program(Trace const& trace, st
   for (auto const& c : constants) {
     if (c.value.ndim() == 0 && !var_of(c.value))
       names_[{c.var->trace_id, c.var->id}] =
-          literal(jaxcc::detail::value_as_double(c.value.dtype(), jaxcc::detail::data_of(c.value)), c.value.dtype());
+          literal(jaxcc::detail::data_of(c.value), c.value.dtype());
     else
       append(consts, binder(*c.var));
   }

@@ -3,7 +3,9 @@
 //  - each value is released right after its last use, so its buffer goes
 //    back to the allocator's cache (core/buffer.hpp) while the plan runs and
 //    the next step of that size reuses it;
-//  - each run of consecutive elementwise equations of one shape (fused
+//  - the equations are reordered (stably) so that independent elementwise
+//    equations of one shape sit together, and then each run of
+//    consecutive elementwise equations of one shape (fused
 //    regions of any expression type, one op or many) is one step that runs
 //    tile by tile (graph/fused_run.hpp): a tile's intermediates stay in a
 //    small per-thread scratch buffer, and only values read after the run
@@ -79,17 +81,29 @@ class PlanT {
   /// (detail::run_input).
   std::size_t run_end(std::size_t s) const {
     auto const& eqs = program_.trace->equations;
-    auto const fits = [&](Equation const& eq, Shape const& shape) {
-      if (!eq.primitive->is_elementwise() || eq.outputs.size() != 1 || eq.outputs[0]->shape != shape) return false;
-      return std::all_of(eq.inputs.begin(), eq.inputs.end(),
-                         [&](VarPtr const& v) { return detail::run_input(v->shape, shape).has_value(); });
-    };
-    if (!fits(eqs[s], eqs[s].outputs[0]->shape)) return s;
+    if (!starts_run(eqs[s])) return s;
     auto const& shape = eqs[s].outputs[0]->shape;
     std::size_t e = s + 1;
-    while (e < eqs.size() && fits(eqs[e], shape)) ++e;
+    while (e < eqs.size() && fits_run(eqs[e], shape)) ++e;
     return e;
   }
+  /// Whether `eq` may be a member of an elementwise run of result `shape`.
+  static bool fits_run(Equation const& eq, Shape const& shape) {
+    if (!eq.primitive->is_elementwise() || eq.outputs.size() != 1 || eq.outputs[0]->shape != shape) return false;
+    return std::all_of(eq.inputs.begin(), eq.inputs.end(),
+                       [&](VarPtr const& v) { return detail::run_input(v->shape, shape).has_value(); });
+  }
+  static bool starts_run(Equation const& eq) { return eq.outputs.size() == 1 && fits_run(eq, eq.outputs[0]->shape); }
+
+  /// Reorders the equations so that elementwise equations of one shape
+  /// that do not depend on those between them become one run: tree::map
+  /// writes an update leaf by leaf, so an optimizer step's equations
+  /// alternate between its leaves' shapes, and each would otherwise make a
+  /// pass over memory of its own. A reduction that would fold into the run
+  /// comes with it, and one-element equations come as soon as they can.
+  /// Stable otherwise: a program whose runs are already together keeps its
+  /// order.
+  void group_runs();
 
   /// Whether the equation after the run [s, end) reduces a value of the
   /// run over every axis with a reduction that folds row by row: then the
@@ -134,6 +148,7 @@ class PlanT {
 template <class V>
 JAXCC_RUNTIME_INLINE PlanT<V>::PlanT(Program program, std::vector<std::uint8_t> donated, Outputs outputs)
     : program_(std::move(program)), donated_(std::move(donated)) {
+  group_runs();
   auto const& trace = *program_.trace;
   auto const& eqs = trace.equations;
   // Each value's last reader (an equation index), and whether it is one
@@ -306,6 +321,75 @@ JAXCC_RUNTIME_INLINE void PlanT<V>::add_fused_run(std::size_t first, std::size_t
   add_step(nullptr, std::move(run), inputs, outputs, last - 1);
   if (last - first >= 2) fusions_.push_back({first, last, std::move(inputs), std::move(outputs)});
 }
+template <class V>
+JAXCC_RUNTIME_INLINE void PlanT<V>::group_runs() {
+  auto& eqs = program_.trace->equations;
+  // How far ahead a run looks for its next member (bounds the planning
+  // time of long programs).
+  constexpr std::size_t window = 256;
+  std::vector<std::uint8_t> available(program_.trace->var_count(), 1);
+  for (auto const& eq : eqs)
+    for (auto const& v : eq.outputs) available[v->id] = 0;
+  auto const ready = [&](Equation const& eq) {
+    return std::all_of(eq.inputs.begin(), eq.inputs.end(), [&](VarPtr const& v) { return available[v->id] != 0; });
+  };
+  std::vector<std::uint8_t> done(eqs.size(), 0);
+  std::vector<std::uint8_t> in_run(program_.trace->var_count(), 0);  // an output of the open run
+  std::vector<std::uint64_t> run_outputs;
+  std::vector<Equation> order;
+  order.reserve(eqs.size());
+  std::optional<Shape> run_shape;
+  std::size_t first = 0;  // the first equation not yet placed
+  while (order.size() < eqs.size()) {
+    while (done[first]) ++first;
+    auto pick = first;
+    // One-element equations first, as soon as they are ready: a step's
+    // scalar arithmetic (an optimizer's bias correction) then never
+    // splits a run that reads its result.
+    auto const one_element = [](Equation const& eq) {
+      auto const small = [](VarPtr const& v) { return v->shape.numel() <= 1; };
+      return std::all_of(eq.inputs.begin(), eq.inputs.end(), small) &&
+             std::all_of(eq.outputs.begin(), eq.outputs.end(), small);
+    };
+    std::size_t scalar = first;
+    while (scalar < eqs.size() && scalar < first + window && (done[scalar] || !one_element(eqs[scalar]) || !ready(eqs[scalar])))
+      ++scalar;
+    if (scalar < eqs.size() && scalar < first + window) pick = scalar;
+    else if (run_shape) {
+      auto const folds = [&](Equation const& eq) {
+        return eq.inputs.size() == 1 && eq.outputs.size() == 1 && in_run[eq.inputs[0]->id] &&
+               eq.primitive->row_fold(eq.inputs[0]->shape) != nullptr;
+      };
+      std::size_t fold = eqs.size();
+      std::size_t k = first;
+      for (; k < eqs.size() && k < first + window; ++k) {
+        if (done[k] || !ready(eqs[k])) continue;
+        if (fits_run(eqs[k], *run_shape)) break;
+        if (fold == eqs.size() && folds(eqs[k])) fold = k;
+      }
+      if (k < eqs.size() && k < first + window) pick = k;
+      else if (fold < eqs.size()) pick = fold;
+    }
+    auto& eq = eqs[pick];
+    bool const member = starts_run(eq) && (!run_shape || *run_shape == eq.outputs[0]->shape);
+    if (!member) {
+      for (auto const id : run_outputs) in_run[id] = 0;
+      run_outputs.clear();
+    }
+    run_shape = starts_run(eq) ? std::optional<Shape>(eq.outputs[0]->shape) : std::nullopt;
+    for (auto const& v : eq.outputs) {
+      available[v->id] = 1;
+      if (run_shape) {
+        in_run[v->id] = 1;
+        run_outputs.push_back(v->id);
+      }
+    }
+    done[pick] = 1;
+    order.push_back(std::move(eq));
+  }
+  eqs = std::move(order);
+}
+
 using Plan = PlanT<>;
 
 }  // namespace jaxcc::graph

@@ -99,8 +99,8 @@ class JaxprSink {
   virtual std::string binder(Var const& v) = 0;
   /// A name for a value that exists only in the printout (inside a fused region).
   virtual std::string fresh_name() = 0;
-  /// A one-element constant as a literal (`2.0:f32[]`).
-  virtual std::string literal(double value, DType dtype) const = 0;
+  /// The element of `dtype` at `element` as a literal (`2.0:f32[]`, `(1+2j):c64[]`).
+  virtual std::string literal(void const* element, DType dtype) const = 0;
   virtual void emit(std::string equation) = 0;
   /// Emit `name:type = op[params] args...` (the args in `order` when it is
   /// given) and return `name`. Fused regions print each node through this:

@@ -9,7 +9,10 @@
 // declaration: the file compiles none of it. The runtime's machinery.cpp
 // (cmake/runtime.cmake), which defines JAXCC_RUNTIME_MACHINERY_SOURCE,
 // instantiates them there, once. Members that such a class defines outside
-// itself are marked JAXCC_RUNTIME_INLINE (core/runtime_compiled.hpp).
+// itself are marked JAXCC_RUNTIME_INLINE (core/runtime_compiled.hpp). The
+// testing checks' machinery is listed likewise at the ends of
+// testing/check.hpp and testing/check_grads.hpp, which machinery.cpp also
+// includes (a file that does not include them never parses it).
 #pragma once
 
 #if defined(JAXCC_PRECOMPILED_RUNTIME)

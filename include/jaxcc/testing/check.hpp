@@ -29,6 +29,7 @@
 #include "jaxcc/testing/allclose.hpp"
 #include "jaxcc/testing/check_grads.hpp"
 #include "jaxcc/testing/check_result.hpp"
+#include "jaxcc/testing/flat.hpp"
 #include "jaxcc/testing/random_inputs.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
 #include "jaxcc/transforms/jit.hpp"
@@ -96,50 +97,6 @@ std::string first_difference(std::vector<AnyArray> const& actual, std::vector<An
   });
 }
 
-/// Slice `index` of every array leaf of `arg` along `axis` (none: `arg` as
-/// it is); `check` names the check in errors.
-template <class Arg, class Spec>
-auto example_of(Arg const& arg, Spec const& spec, std::int64_t index, std::string_view check) {
-  if constexpr (std::same_as<Spec, none_t>) {
-    return arg;
-  } else {
-    return tree::map(
-        [&](auto const& leaf) {
-          using L = std::remove_cvref_t<decltype(leaf)>;
-          if constexpr (AnArray<L>) {
-            auto const axis = jaxcc::detail::normalize_axis(static_cast<std::int64_t>(spec), leaf.ndim(), check);
-            return numpy::take(leaf, numpy::array(index), axis);
-          } else {
-            return leaf;
-          }
-        },
-        arg);
-  }
-}
-
-/// The size of the mapped axis: that of the first mapped array leaf.
-template <class Spec, class Arg>
-std::optional<std::int64_t> mapped_size(Spec const& spec, Arg const& arg, std::string_view check) {
-  std::optional<std::int64_t> size;
-  if constexpr (!std::same_as<Spec, none_t>)
-    for (auto const& leaf : jaxcc::detail::array_leaves(arg))
-      if (!size) {
-        auto const axis = jaxcc::detail::normalize_axis(static_cast<std::int64_t>(spec), leaf.ndim(), check);
-        size = leaf.shape()[static_cast<std::size_t>(axis)];
-      }
-  return size;
-}
-
-template <class = void>
-AnyArray stacked(std::vector<AnyArray> const& slices) {
-  return slices[0].visit([&](auto const& first) -> AnyArray {
-    using T = typename std::remove_cvref_t<decltype(first)>::value_type;
-    std::vector<Array<T>> typed;
-    for (auto const& s : slices) typed.push_back(s.as<T>());
-    return numpy::stack(typed, 0);
-  });
-}
-
 /// The output leaves of vmap(f, in) at the arguments, and of f looped over
 /// the examples with its results stacked along axis 0.
 struct BatchedAndLooped {
@@ -147,38 +104,50 @@ struct BatchedAndLooped {
   std::int64_t examples;
 };
 
-/// vmap(f, in) and the loop; empty when no argument is mapped. `check`
-/// names the check in errors.
-template <class F, class... Specs, class... Args>
-std::optional<BatchedAndLooped> batched_and_looped(std::string_view check, F const& f, in_axes_t<Specs...> const& in,
-                                                   Args const&... args) {
-  static_assert(sizeof...(Specs) == 1 || sizeof...(Specs) == sizeof...(Args),
-                "jaxcc::testing: in_axes gives one entry per argument, or one for all");
-  auto const spec = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-    if constexpr (sizeof...(Specs) == 1) return std::get<0>(in.specs);
-    else return std::get<I>(in.specs);
-  };
-  // An expression argument is its value: mapped like an Array.
-  auto const all = std::make_tuple(jaxcc::detail::materialized(args)...);
+/// vmap(f) over the leaves with their axes, and the loop; empty when no
+/// leaf is mapped. `check` names the check in errors.
+template <class V = void>
+std::optional<BatchedAndLooped> batched_and_looped(std::string_view check, FlatFunction const& f,
+                                                   MappedLeaves const& leaves) {
+  // The size of the mapped axis: that of the first mapped leaf.
   std::optional<std::int64_t> n;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((n = n ? n : mapped_size(spec(std::integral_constant<std::size_t, I>{}), std::get<I>(all), check)), ...);
-  }(std::index_sequence_for<Args...>{});
+  for (auto const& leaf : leaves)
+    if (leaf.axis && !n)
+      n = leaf.value.shape()[static_cast<std::size_t>(jaxcc::detail::normalize_axis(*leaf.axis, leaf.value.ndim(), check))];
   if (!n) return std::nullopt;
 
-  auto batched = jaxcc::detail::array_leaves(std::apply(jaxcc::vmap(f, in), all));
-  std::vector<std::vector<AnyArray>> per_leaf;
+  auto batched = flat_vmap<V>(f, leaves);
+  std::vector<Leaves> per_leaf;
   for (std::int64_t i = 0; i < *n; ++i) {
-    auto const out = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return jaxcc::detail::array_leaves(jaxcc::detail::materialized(
-          f(example_of(std::get<I>(all), spec(std::integral_constant<std::size_t, I>{}), i, check)...)));
-    }(std::index_sequence_for<Args...>{});
+    Leaves example;
+    for (auto const& leaf : leaves) {
+      std::optional<std::int64_t> axis;
+      if (leaf.axis) axis = jaxcc::detail::normalize_axis(*leaf.axis, leaf.value.ndim(), check);
+      example.push_back(example_of(leaf.value, axis, i));
+    }
+    auto const out = f(example);
     per_leaf.resize(out.size());
     for (std::size_t k = 0; k < out.size(); ++k) per_leaf[k].push_back(out[k]);
   }
-  std::vector<AnyArray> looped;
+  Leaves looped;
   for (auto const& slices : per_leaf) looped.push_back(stacked(slices));
   return BatchedAndLooped{std::move(batched), std::move(looped), *n};
+}
+
+/// jit_matches once f is flat.
+template <class V = void>
+CheckResult jit_matches_at(FlatFunction const& f, Tolerance const& tol, Leaves const& args) {
+  auto const expected = f(args);
+  auto operands = args;
+  auto const jitted = flat_jit<V>(f, operands);
+  Leaves got = jitted->evaluate(operands);
+  if (auto why = first_difference<V>(got, expected, tol, "jit(f), traced on its first call,"); !why.empty())
+    return {"check_jit: " + why};
+  got.clear();
+  jitted->evaluate_into(operands, got);
+  if (auto why = first_difference<V>(got, expected, tol, "jit(f), on a second call (the cached plan),"); !why.empty())
+    return {"check_jit: " + why};
+  return {};
 }
 
 }  // namespace detail
@@ -187,13 +156,8 @@ std::optional<BatchedAndLooped> batched_and_looped(std::string_view check, F con
 /// and on a second (the cached plan).
 template <class F, class... Args>
 CheckResult jit_matches(F const& f, Tolerance const& tol, Args const&... args) {
-  auto const expected = jaxcc::detail::array_leaves(jaxcc::detail::materialized(f(args...)));
-  auto const jitted = jaxcc::jit(f);
-  for (char const* call : {"jit(f), traced on its first call,", "jit(f), on a second call (the cached plan),"}) {
-    auto const got = jaxcc::detail::array_leaves(jitted(args...));
-    if (auto why = detail::first_difference(got, expected, tol, call); !why.empty()) return {"check_jit: " + why};
-  }
-  return {};
+  auto const concrete = detail::concrete_arguments(args...);
+  return detail::jit_matches_at(detail::flat_function(f, concrete), tol, detail::tuple_leaves(concrete));
 }
 template <class F, class... Args>
 CheckResult jit_matches(F const& f, Args const&... args) {
@@ -264,17 +228,28 @@ void check_edges(F const& f, Args const&... args) {
   edges_match(f, args...).require();
 }
 
+namespace detail {
+
+/// vmap_matches once f is flat.
+template <class V = void>
+CheckResult vmap_matches_at(FlatFunction const& f, MappedLeaves const& leaves, Tolerance const& tol) {
+  auto const runs = batched_and_looped<V>("check_vmap", f, leaves);
+  if (!runs) return {"check_vmap: no argument is mapped"};
+  if (auto why = first_difference<V>(runs->batched, runs->looped, tol, "vmap(f)"); !why.empty())
+    return {"check_vmap: " + why + " (f looped over the " + std::to_string(runs->examples) +
+            " examples, stacked along axis 0)"};
+  return {};
+}
+
+}  // namespace detail
+
 /// vmap(f, in_axes) against a loop of f over the examples, its results
 /// stacked along axis 0. `in_axes` gives an int or jaxcc::none per
 /// argument (or one for all).
 template <class F, class... Specs, class... Args>
 CheckResult vmap_matches(F const& f, in_axes_t<Specs...> const& in, Tolerance const& tol, Args const&... args) {
-  auto const runs = detail::batched_and_looped("check_vmap", f, in, args...);
-  if (!runs) return {"check_vmap: no argument is mapped"};
-  if (auto why = detail::first_difference(runs->batched, runs->looped, tol, "vmap(f)"); !why.empty())
-    return {"check_vmap: " + why + " (f looped over the " + std::to_string(runs->examples) +
-            " examples, stacked along axis 0)"};
-  return {};
+  auto const concrete = detail::concrete_arguments(args...);
+  return detail::vmap_matches_at(detail::flat_function(f, concrete), detail::mapped_leaves(in, concrete), tol);
 }
 template <class F, class... Specs, class... Args>
 CheckResult vmap_matches(F const& f, in_axes_t<Specs...> const& in, Args const&... args) {
@@ -306,36 +281,6 @@ struct BatchingRuleOptions {
 
 namespace detail {
 
-/// f's JVP as one function of the primals, then the tangents, so that vmap
-/// can map both: it returns (f(primals), the tangent of f along tangents).
-template <std::size_t N, class F>
-auto jvp_function(F const& f) {
-  return [&f](auto const&... primals_then_tangents) {
-    auto const all = std::forward_as_tuple(primals_then_tangents...);
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return jaxcc::jvp(f, std::tuple<std::remove_cvref_t<decltype(std::get<I>(all))>...>{std::get<I>(all)...},
-                        std::tuple<std::remove_cvref_t<decltype(std::get<N + I>(all))>...>{std::get<N + I>(all)...});
-    }(std::make_index_sequence<N>{});
-  };
-}
-
-/// f's VJP as one function of the primals, then a cotangent of f's output:
-/// it returns the primals' cotangents, a std::tuple with one per argument.
-template <std::size_t N, class F>
-auto vjp_function(F const& f) {
-  return [&f](auto const&... primals_then_cotangent) {
-    auto const all = std::forward_as_tuple(primals_then_cotangent...);
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return jaxcc::vjp(f, std::get<I>(all)...).second(std::get<N>(all));
-    }(std::make_index_sequence<N>{});
-  };
-}
-
-template <class... Specs>
-in_axes_t<Specs...> in_axes_of(std::tuple<Specs...> specs) {
-  return {std::move(specs)};
-}
-
 /// A name for each leaf of vjp(f)'s result: the argument whose cotangent it
 /// is, and which of that argument's leaves when it has several.
 template <class... Args>
@@ -357,6 +302,51 @@ inline std::string looped_note(std::string const& what, std::int64_t examples) {
   return " (" + what + " looped over the " + std::to_string(examples) + " examples, stacked along axis 0)";
 }
 
+/// batching_rule_matches once f is flat; `names` names each leaf of the
+/// arguments' cotangents.
+template <class V = void>
+CheckResult batching_rule_matches_at(FlatFunction const& f, MappedLeaves const& leaves,
+                                     BatchingRuleOptions const& options, std::vector<std::string> const& names) {
+  auto const& tol = options.tolerance;
+  auto const values = batched_and_looped<V>("check_batching_rule", f, leaves);
+  if (!values) return {"check_batching_rule: no argument is mapped"};
+  if (auto why = first_differing_leaf(values->batched, values->looped, tol, [](std::size_t k) {
+        return "vmap(f) differs from f at output leaf " + std::to_string(k);
+      });
+      !why.empty())
+    return {"check_batching_rule: " + why + looped_note("f", values->examples)};
+
+  Leaves args;
+  for (auto const& leaf : leaves) args.push_back(leaf.value);
+  std::mt19937_64 rng(0);
+  if (options.fwd) {
+    // One tangent per example where the argument is mapped: shaped and mapped like it.
+    auto with_tangents = leaves;
+    for (auto const& t : with_values(leaves, random_like<V>(args, rng))) with_tangents.push_back(t);
+    auto const jvps = batched_and_looped<V>("check_batching_rule", flat_jvp_function<V>(f, args.size()), with_tangents);
+    // jvp(f)'s leaves: f's outputs, then their tangents.
+    auto const num_out = jvps->batched.size() / 2;
+    if (auto why = first_differing_leaf(jvps->batched, jvps->looped, tol, [&](std::size_t k) {
+          return k < num_out ? "vmap(jvp(f)) differs from jvp(f) at output leaf " + std::to_string(k)
+                             : "vmap(jvp(f)) differs from jvp(f) at the tangent of output leaf " + std::to_string(k - num_out);
+        });
+        !why.empty())
+      return {"check_batching_rule: " + why + looped_note("jvp(f)", jvps->examples)};
+  }
+  if (options.rev) {
+    // One cotangent per example: shaped like vmap(f)'s output, mapped along its axis 0.
+    auto with_cotangent = leaves;
+    for (auto const& c : random_like<V>(values->batched, rng)) with_cotangent.push_back({c, 0, "the cotangent"});
+    auto const vjps = batched_and_looped<V>("check_batching_rule", flat_vjp_function<V>(f, args.size()), with_cotangent);
+    if (auto why = first_differing_leaf(vjps->batched, vjps->looped, tol, [&](std::size_t k) {
+          return "vmap(vjp(f)) differs from vjp(f) at " + names[k];
+        });
+        !why.empty())
+      return {"check_batching_rule: " + why + looped_note("vjp(f)", vjps->examples)};
+  }
+  return {};
+}
+
 }  // namespace detail
 
 /// A function's batching checked with its derivatives, for a user's own
@@ -370,54 +360,9 @@ inline std::string looped_note(std::string const& what, std::int64_t examples) {
 template <class F, class... Specs, class... Args>
 CheckResult batching_rule_matches(F const& f, in_axes_t<Specs...> const& in, BatchingRuleOptions const& options,
                                   Args const&... args) {
-  constexpr auto num_args = sizeof...(Args);
-  auto const& tol = options.tolerance;
-  auto const values = detail::batched_and_looped("check_batching_rule", f, in, args...);
-  if (!values) return {"check_batching_rule: no argument is mapped"};
-  if (auto why = detail::first_differing_leaf(values->batched, values->looped, tol, [](std::size_t k) {
-        return "vmap(f) differs from f at output leaf " + std::to_string(k);
-      });
-      !why.empty())
-    return {"check_batching_rule: " + why + detail::looped_note("f", values->examples)};
-
-  auto const specs = jaxcc::detail::per_argument_specs<num_args>(in.specs);
-  std::mt19937_64 rng(0);
-  if (options.fwd) {
-    // One tangent per example where the argument is mapped: shaped and mapped like it.
-    std::tuple<Args...> const primals{args...};
-    auto const tangents = detail::tuple_with_leaves(primals, detail::random_like(detail::tuple_leaves(primals), rng));
-    auto const jvps = std::apply(
-        [&](auto const&... t) {
-          return detail::batched_and_looped("check_batching_rule", detail::jvp_function<num_args>(f),
-                                            detail::in_axes_of(std::tuple_cat(specs, specs)), args..., t...);
-        },
-        tangents);
-    // jvp(f)'s leaves: f's outputs, then their tangents.
-    auto const num_out = jvps->batched.size() / 2;
-    if (auto why = detail::first_differing_leaf(jvps->batched, jvps->looped, tol, [&](std::size_t k) {
-          return k < num_out ? "vmap(jvp(f)) differs from jvp(f) at output leaf " + std::to_string(k)
-                             : "vmap(jvp(f)) differs from jvp(f) at the tangent of output leaf " + std::to_string(k - num_out);
-        });
-        !why.empty())
-      return {"check_batching_rule: " + why + detail::looped_note("jvp(f)", jvps->examples)};
-  }
-  if (options.rev) {
-    // One cotangent per example: shaped like vmap(f)'s output, mapped along its axis 0.
-    auto const out = jaxcc::detail::materialized(jaxcc::vmap(f, in)(args...));
-    std::size_t next = 0;
-    auto const cotangent =
-        jaxcc::detail::with_array_leaves(out, detail::random_like(jaxcc::detail::array_leaves(out), rng), next);
-    auto const vjps =
-        detail::batched_and_looped("check_batching_rule", detail::vjp_function<num_args>(f),
-                                   detail::in_axes_of(std::tuple_cat(specs, std::tuple{0})), args..., cotangent);
-    auto const names = detail::cotangent_leaf_names(args...);
-    if (auto why = detail::first_differing_leaf(vjps->batched, vjps->looped, tol, [&](std::size_t k) {
-          return "vmap(vjp(f)) differs from vjp(f) at " + names[k];
-        });
-        !why.empty())
-      return {"check_batching_rule: " + why + detail::looped_note("vjp(f)", vjps->examples)};
-  }
-  return {};
+  auto const concrete = detail::concrete_arguments(args...);
+  return detail::batching_rule_matches_at(detail::flat_function(f, concrete), detail::mapped_leaves(in, concrete),
+                                          options, detail::cotangent_leaf_names(args...));
 }
 template <class F, class... Specs, class... Args>
 CheckResult batching_rule_matches(F const& f, in_axes_t<Specs...> const& in, Args const&... args) {
@@ -435,3 +380,27 @@ void check_batching_rule(F const& f, in_axes_t<Specs...> const& in, Args const&.
 }
 
 }  // namespace jaxcc::testing
+
+// With the precompiled runtime, it holds the checks' machinery above at
+// <void> (as testing/check_grads.hpp's): a file that checks compiles only
+// its own functions made flat.
+#if defined(JAXCC_PRECOMPILED_RUNTIME)
+#if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
+#define JAXCC_TESTING_INSTANCE(...) template __VA_ARGS__;
+#else
+#define JAXCC_TESTING_INSTANCE(...) extern template __VA_ARGS__;
+#endif
+namespace jaxcc::testing::detail {
+JAXCC_TESTING_INSTANCE(std::string leaf_difference<void>(AnyArray const&, AnyArray const&, Tolerance const&))
+JAXCC_TESTING_INSTANCE(std::string first_difference<void>(Leaves const&, Leaves const&, Tolerance const&,
+                                                          std::string const&))
+JAXCC_TESTING_INSTANCE(std::optional<BatchedAndLooped> batched_and_looped<void>(std::string_view, FlatFunction const&,
+                                                                                MappedLeaves const&))
+JAXCC_TESTING_INSTANCE(CheckResult jit_matches_at<void>(FlatFunction const&, Tolerance const&, Leaves const&))
+JAXCC_TESTING_INSTANCE(CheckResult vmap_matches_at<void>(FlatFunction const&, MappedLeaves const&, Tolerance const&))
+JAXCC_TESTING_INSTANCE(CheckResult batching_rule_matches_at<void>(FlatFunction const&, MappedLeaves const&,
+                                                                  BatchingRuleOptions const&,
+                                                                  std::vector<std::string> const&))
+}  // namespace jaxcc::testing::detail
+#undef JAXCC_TESTING_INSTANCE
+#endif  // JAXCC_PRECOMPILED_RUNTIME

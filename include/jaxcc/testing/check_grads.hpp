@@ -6,6 +6,9 @@
 // Tangents and cotangents are pseudo-random (fixed seed). Use float64
 // arguments for tight tolerances; failures raise jaxcc::Error saying what
 // differed and by how much (jaxcc::testing::CheckError, a jaxcc::Error).
+// f is made a function of its arguments' array leaves at the call
+// (testing/flat.hpp): the rest, the nested transforms included, is the
+// same code for every f.
 #pragma once
 
 #include <cmath>
@@ -19,9 +22,8 @@
 #include <vector>
 
 #include "jaxcc/testing/check_result.hpp"
+#include "jaxcc/testing/flat.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
-#include "jaxcc/transforms/jvp.hpp"
-#include "jaxcc/transforms/vjp.hpp"
 
 namespace jaxcc::testing {
 
@@ -91,19 +93,6 @@ std::vector<AnyArray> conjugated(std::vector<AnyArray> const& leaves) {
   return out;
 }
 
-template <class Tuple>
-std::vector<AnyArray> tuple_leaves(Tuple const& t) {
-  std::vector<AnyArray> out;
-  std::apply([&](auto const&... x) { (([&] { auto l = array_leaves(x); out.insert(out.end(), l.begin(), l.end()); })(), ...); }, t);
-  return out;
-}
-
-template <class Tuple>
-Tuple tuple_with_leaves(Tuple const& like, std::vector<AnyArray> const& leaves) {
-  std::size_t next = 0;
-  return std::apply([&](auto const&... x) { return Tuple{with_array_leaves(x, leaves, next)...}; }, like);
-}
-
 /// Random leaves shaped like these (normal values, both parts of a complex
 /// one; ints and bools get 0).
 template <class = void>
@@ -158,46 +147,44 @@ void check_close(std::vector<AnyArray> const& actual, std::vector<std::vector<do
   }
 }
 
-/// (f(args + eps t) - f(args - eps t)) / 2 eps, per output leaf.
-template <class F, class Args>
-std::vector<std::vector<double>> numerical_jvp(F const& f, Args const& args, std::vector<AnyArray> const& tangent,
+/// (f(x + eps t) - f(x - eps t)) / 2 eps, per output leaf.
+template <class V = void>
+std::vector<std::vector<double>> numerical_jvp(FlatFunction const& f, Leaves const& x, Leaves const& tangent,
                                                double eps) {
-  auto const x = tuple_leaves(args);
-  auto const plus = array_leaves(materialized(std::apply(f, tuple_with_leaves(args, axpy(x, eps, tangent)))));
-  auto const minus = array_leaves(materialized(std::apply(f, tuple_with_leaves(args, axpy(x, -eps, tangent)))));
+  auto const plus = f(axpy<V>(x, eps, tangent));
+  auto const minus = f(axpy<V>(x, -eps, tangent));
   std::vector<std::vector<double>> out;
   for (std::size_t i = 0; i < plus.size(); ++i) {
-    auto p = values_of(plus[i]);
-    auto m = values_of(minus[i]);
+    auto p = values_of<V>(plus[i]);
+    auto m = values_of<V>(minus[i]);
     for (std::size_t k = 0; k < p.size(); ++k) p[k] = (p[k] - m[k]) / (2 * eps);
     out.push_back(std::move(p));
   }
   return out;
 }
 
-template <class F, class Args>
-void check_jvp(F const& f, Args const& args, GradCheckOptions const& o, std::mt19937_64& rng, std::string const& what) {
-  auto const tangent = random_like(tuple_leaves(args), rng);
-  auto [out, tangent_out] = jaxcc::jvp(f, args, tuple_with_leaves(args, tangent));
-  check_close(array_leaves(tangent_out), numerical_jvp(f, args, tangent, o.eps), o, "JVP of " + what);
+template <class V = void>
+void check_jvp(FlatFunction const& f, Leaves const& x, GradCheckOptions const& o, std::mt19937_64& rng,
+               std::string const& what) {
+  auto const tangent = random_like<V>(x, rng);
+  auto const tangent_out = flat_jvp<V>(f, x, tangent).second;
+  check_close<V>(tangent_out, numerical_jvp<V>(f, x, tangent, o.eps), o, "JVP of " + what);
 }
 
-template <class F, class Args>
-void check_vjp(F const& f, Args const& args, GradCheckOptions const& o, std::mt19937_64& rng, std::string const& what) {
-  auto [out, pullback] = std::apply([&](auto const&... a) { return jaxcc::vjp(f, a...); }, args);
-  auto const tangent = random_like(tuple_leaves(args), rng);
-  auto const expected_out = numerical_jvp(f, args, tangent, o.eps);
-  auto const out_leaves = array_leaves(out);
-  auto const cotangent = random_like(out_leaves, rng);
-  std::size_t next = 0;
+template <class V = void>
+void check_vjp(FlatFunction const& f, Leaves const& x, GradCheckOptions const& o, std::mt19937_64& rng,
+               std::string const& what) {
+  auto const [out, pullback] = flat_vjp<V>(f, x);
+  auto const tangent = random_like<V>(x, rng);
+  auto const expected_out = numerical_jvp<V>(f, x, tangent, o.eps);
+  auto const cotangent = random_like<V>(out, rng);
   // JAX's check_vjp: conj(vjp(conj(ct))), whose inner product with t, the
   // real one of R^2, is <ct, jvp(t)> (JAX's transposes do not conjugate).
-  auto const ct_tree = with_array_leaves(out, conjugated(cotangent), next);
-  auto const input_cts = conjugated(tuple_leaves(pullback(ct_tree)));
-  double const ip = inner(tangent, input_cts);
+  auto const input_cts = conjugated<V>(pullback(conjugated<V>(cotangent)));
+  double const ip = inner<V>(tangent, input_cts);
   double expected = 0;
   for (std::size_t i = 0; i < cotangent.size(); ++i) {
-    auto c = values_of(cotangent[i]);
+    auto c = values_of<V>(cotangent[i]);
     for (std::size_t k = 0; k < c.size(); ++k) expected += c[k] * expected_out[i][k];
   }
   if (!(std::abs(ip - expected) <= o.atol + o.rtol * std::abs(expected))) {
@@ -209,38 +196,38 @@ void check_vjp(F const& f, Args const& args, GradCheckOptions const& o, std::mt1
   }
 }
 
-/// Order is a template parameter: each order instantiates the derivative
-/// functions of the one below, so it must stop at compile time.
-template <int Order, class F, class Args>
-void check_grads_rec(F const& f, Args const& args, GradCheckOptions const& o, std::mt19937_64& rng,
-                     std::string const& what) {
+/// check_grads of a flat function, to `order`: at order 2 the same of its
+/// JVP, a function of (primals, tangents) taken at (x, x), and of its VJP
+/// applied to its own output.
+template <class V = void>
+void check_grads_flat(FlatFunction const& f, Leaves const& x, int order, GradCheckOptions const& o,
+                      std::mt19937_64& rng, std::string const& what) {
   if (o.fwd) {
-    check_jvp(f, args, o, rng, what);
-    if constexpr (Order > 1) {
-      auto const jvp_of_f = [&f](auto const& primals, auto const& tangents) { return jaxcc::jvp(f, primals, tangents); };
-      check_grads_rec<Order - 1>(jvp_of_f, std::tuple<Args, Args>{args, args}, o, rng, "JVP of " + what);
+    check_jvp<V>(f, x, o, rng, what);
+    if (order > 1) {
+      auto twice = x;
+      twice.insert(twice.end(), x.begin(), x.end());
+      check_grads_flat<V>(flat_jvp_function<V>(f, x.size()), twice, order - 1, o, rng, "JVP of " + what);
     }
   }
   if (o.rev) {
-    check_vjp(f, args, o, rng, what);
-    if constexpr (Order > 1) {
-      auto const vjp_of_f = [&f](auto const&... a) {
-        auto [out, pullback] = jaxcc::vjp(f, a...);
+    check_vjp<V>(f, x, o, rng, what);
+    if (order > 1) {
+      FlatFunction const vjp_of_f = [&f](Leaves const& a) {
+        auto const [out, pullback] = flat_vjp<V>(f, a);
         return pullback(out);
       };
-      check_grads_rec<Order - 1>(vjp_of_f, args, o, rng, "VJP of " + what);
+      check_grads_flat<V>(vjp_of_f, x, order - 1, o, rng, "VJP of " + what);
     }
   }
 }
 
-/// f behind one type per signature (a std::function of the arguments'
-/// types, returning its result as arrays): the transforms check_grads
-/// nests (six per function) are then compiled once for all the functions
-/// of one signature that a file checks, not once per function.
-template <class F, class... Args>
-auto erased(F const& f, std::tuple<Args...> const&) {
-  using R = decltype(materialized(f(std::declval<Args const&>()...)));
-  return std::function<R(Args const&...)>([&f](Args const&... args) -> R { return materialized(f(args...)); });
+/// check_grads once f is flat: the order checked, the fixed seed.
+template <class V = void>
+void check_grads_at(FlatFunction const& f, Leaves const& x, int order, GradCheckOptions const& options) {
+  if (order != 1 && order != 2) throw Error("check_grads: order must be 1 or 2, got " + std::to_string(order));
+  std::mt19937_64 rng(0);
+  check_grads_flat<V>(f, x, order, options, rng, "f");
 }
 
 }  // namespace detail
@@ -249,12 +236,49 @@ auto erased(F const& f, std::tuple<Args...> const&) {
 /// pytrees) against finite differences; throws CheckError on a mismatch.
 template <class F, class... Args>
 void check_grads(F const& f, std::tuple<Args...> const& args, int order, GradCheckOptions const& options = {}) {
-  std::mt19937_64 rng(0);
-  auto const concrete = std::apply([](auto const&... a) { return std::tuple<decltype(materialized(a))...>{materialized(a)...}; }, args);
-  auto const g = detail::erased(f, concrete);
-  if (order == 1) detail::check_grads_rec<1>(g, concrete, options, rng, "f");
-  else if (order == 2) detail::check_grads_rec<2>(g, concrete, options, rng, "f");
-  else throw Error("check_grads: order must be 1 or 2, got " + std::to_string(order));
+  auto const concrete = std::apply([](auto const&... a) { return detail::concrete_arguments(a...); }, args);
+  detail::check_grads_at(detail::flat_function(f, concrete), detail::tuple_leaves(concrete), order, options);
 }
 
 }  // namespace jaxcc::testing
+
+// With the precompiled runtime, it holds the machinery above (and that of
+// testing/flat.hpp) at <void>: a file that checks gradients compiles only
+// its own functions made flat. (runtime/machinery.hpp includes the testing
+// headers where the runtime is built, for these.)
+#if defined(JAXCC_PRECOMPILED_RUNTIME)
+#if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
+#define JAXCC_TESTING_INSTANCE(...) template __VA_ARGS__;
+#else
+#define JAXCC_TESTING_INSTANCE(...) extern template __VA_ARGS__;
+#endif
+namespace jaxcc::testing::detail {
+// jaxcc/testing/flat.hpp
+JAXCC_TESTING_INSTANCE(FlatTrace trace_flat<void>(FlatFunction const&, Leaves const&))
+JAXCC_TESTING_INSTANCE(std::pair<Leaves, Leaves> flat_jvp<void>(FlatFunction const&, Leaves const&, Leaves const&))
+JAXCC_TESTING_INSTANCE(FlatVjp flat_vjp<void>(FlatFunction const&, Leaves const&))
+JAXCC_TESTING_INSTANCE(FlatFunction flat_jvp_function<void>(FlatFunction, std::size_t))
+JAXCC_TESTING_INSTANCE(FlatFunction flat_vjp_function<void>(FlatFunction, std::size_t))
+JAXCC_TESTING_INSTANCE(Leaves flat_vmap<void>(FlatFunction const&, MappedLeaves))
+JAXCC_TESTING_INSTANCE(std::shared_ptr<graph::PrimitiveBase const> flat_jit<void>(FlatFunction const&, Leaves&))
+// jaxcc/testing/check_grads.hpp
+JAXCC_TESTING_INSTANCE(std::vector<double> values_of<void>(AnyArray const&))
+JAXCC_TESTING_INSTANCE(AnyArray array_like<void>(AnyArray const&, std::vector<double> const&))
+JAXCC_TESTING_INSTANCE(Leaves conjugated<void>(Leaves const&))
+JAXCC_TESTING_INSTANCE(Leaves random_like<void>(Leaves const&, std::mt19937_64&))
+JAXCC_TESTING_INSTANCE(Leaves axpy<void>(Leaves const&, double, Leaves const&))
+JAXCC_TESTING_INSTANCE(double inner<void>(Leaves const&, Leaves const&))
+JAXCC_TESTING_INSTANCE(void check_close<void>(Leaves const&, std::vector<std::vector<double>> const&,
+                                              GradCheckOptions const&, std::string const&))
+JAXCC_TESTING_INSTANCE(std::vector<std::vector<double>> numerical_jvp<void>(FlatFunction const&, Leaves const&,
+                                                                            Leaves const&, double))
+JAXCC_TESTING_INSTANCE(void check_jvp<void>(FlatFunction const&, Leaves const&, GradCheckOptions const&,
+                                            std::mt19937_64&, std::string const&))
+JAXCC_TESTING_INSTANCE(void check_vjp<void>(FlatFunction const&, Leaves const&, GradCheckOptions const&,
+                                            std::mt19937_64&, std::string const&))
+JAXCC_TESTING_INSTANCE(void check_grads_flat<void>(FlatFunction const&, Leaves const&, int, GradCheckOptions const&,
+                                                   std::mt19937_64&, std::string const&))
+JAXCC_TESTING_INSTANCE(void check_grads_at<void>(FlatFunction const&, Leaves const&, int, GradCheckOptions const&))
+}  // namespace jaxcc::testing::detail
+#undef JAXCC_TESTING_INSTANCE
+#endif  // JAXCC_PRECOMPILED_RUNTIME
