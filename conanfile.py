@@ -1,9 +1,10 @@
-# Conan 2 recipe for jaxcc, a header-only library: `conan create .` packages
-# the headers with jaxcc's own CMake package (jaxccConfig.cmake) and jaxcc.pc,
-# as `cmake --install` lays them out. With the option runtime=True the package
-# also holds the precompiled runtime, the static library libjaxcc_runtime.a
-# (CMake target jaxcc::runtime, cmake/runtime.cmake): it is then a
-# static-library package, one binary per configuration.
+# Conan 2 recipe for jaxcc: `conan create .` builds and packages the
+# precompiled runtime, the static library libjaxcc_runtime.a (cmake/runtime.cmake),
+# with the headers, jaxcc's own CMake package (jaxccConfig.cmake) and jaxcc.pc,
+# as `cmake --install` lays them out: a static-library package, one binary
+# per configuration, whose jaxcc::jaxcc links the runtime. With the option
+# header_only=True it is the headers alone: a header-library package, one
+# binary for all configurations, whose jaxcc::jaxcc is the headers.
 #
 # Consumers find it with find_package(jaxcc CONFIG) through that CMake package
 # (cmake_find_mode "none" + builddirs), which finds Eigen3, xsimd and OpenMP
@@ -13,6 +14,7 @@
 # links OpenMP::OpenMP_CXX; other generators get cpp_info's flags).
 import os
 import re
+import sys
 
 from conan import ConanFile
 from conan.tools.build import check_min_cppstd
@@ -29,19 +31,20 @@ class JaxccConan(ConanFile):
     homepage = "https://github.com/jaxcc/jaxcc"
     url = "https://github.com/jaxcc/jaxcc"
     topics = ("autodiff", "jax", "numpy", "simd", "eigen", "header-only")
-    package_type = "header-library"
+    package_type = "static-library"
     settings = "os", "arch", "compiler", "build_type"
-    # runtime: also build and package the precompiled runtime (the rules of
-    # jaxcc's primitives compiled once; it only saves compile time). A static
-    # library only, so no `shared` option: it holds explicit instantiations
-    # of templates that every translation unit including <jaxcc/jaxcc.hpp>
-    # declares extern (JAXCC_PRECOMPILED_RUNTIME), and jaxcc's CMake builds
-    # it STATIC; a shared one would need exported symbols (dllexport on
-    # Windows) that the headers do not declare. No fPIC option either: CMake
-    # builds it position-independent always (POSITION_INDEPENDENT_CODE ON).
-    options = {"runtime": [True, False]}
-    default_options = {"runtime": False}
-    exports_sources = "CMakeLists.txt", "cmake/*", "include/*", "LICENSE"
+    # header_only: the headers alone, no precompiled runtime (it only saves
+    # compile time: the rules of jaxcc's primitives compiled once). The
+    # runtime is a static library only, so no `shared` option: it holds
+    # explicit instantiations of templates that every translation unit
+    # including <jaxcc/jaxcc.hpp> declares extern (JAXCC_PRECOMPILED_RUNTIME),
+    # and jaxcc's CMake builds it STATIC; a shared one would need exported
+    # symbols (dllexport on Windows) that the headers do not declare. No fPIC
+    # option either: CMake builds it position-independent always
+    # (POSITION_INDEPENDENT_CODE ON).
+    options = {"header_only": [True, False]}
+    default_options = {"header_only": False}
+    exports_sources = "CMakeLists.txt", "cmake/*", "include/*", "tools/generate_runtime_instances.py", "LICENSE"
     no_copy_source = True
 
     def set_version(self):
@@ -53,10 +56,9 @@ class JaxccConan(ConanFile):
         cmake_layout(self, src_folder=".")
 
     def configure(self):
-        # Header-only unless the runtime is built (the index's idiom for
-        # libraries with a header_only option, the other way round).
-        if self.options.runtime:
-            self.package_type = "static-library"
+        # The index's idiom for libraries with a header_only option.
+        if self.options.header_only:
+            self.package_type = "header-library"
 
     def requirements(self):
         # The versions jaxcc is built and tested with: Eigen 3.4 (Eigen 5 by
@@ -66,8 +68,8 @@ class JaxccConan(ConanFile):
 
     def package_id(self):
         # Headers only: one package for every configuration. With the runtime,
-        # settings and the option stay: a library per configuration.
-        if not self.info.options.runtime:
+        # settings stay: a library per configuration.
+        if self.info.options.header_only:
             self.info.clear()
 
     def validate(self):
@@ -78,11 +80,12 @@ class JaxccConan(ConanFile):
         tc.cache_variables["JAXCC_BUILD_TESTS"] = False
         tc.cache_variables["JAXCC_BUILD_EXAMPLES"] = False
         tc.cache_variables["JAXCC_BUILD_BENCH"] = False
-        if self.options.runtime:
-            tc.cache_variables["JAXCC_BUILD_RUNTIME"] = True
-            # The compiler's default target, not -march=native (the default
-            # of jaxcc's own builds): a package is built for other machines.
-            tc.cache_variables["JAXCC_MARCH"] = ""
+        tc.cache_variables["JAXCC_BUILD_RUNTIME"] = not self.options.header_only
+        # The runtime's instance list is generated at configure time by
+        # Python 3: the one running Conan, unless Conan is a frozen
+        # executable (its installers), where CMake looks for python3 itself.
+        if not self.options.header_only and not getattr(sys, "frozen", False):
+            tc.cache_variables["Python3_EXECUTABLE"] = sys.executable.replace("\\", "/")
         tc.generate()
         # CMakeDeps only when Eigen and xsimd are packages; platform_requires
         # leave find_package to the system's configs.
@@ -91,7 +94,7 @@ class JaxccConan(ConanFile):
     def build(self):
         cmake = CMake(self)
         cmake.configure()
-        if self.options.runtime:
+        if not self.options.header_only:
             cmake.build()
 
     def package(self):
@@ -102,30 +105,19 @@ class JaxccConan(ConanFile):
     def package_info(self):
         # jaxcc's own CMake package, not one CMakeDeps writes: it finds Eigen3,
         # xsimd and OpenMP as the library's CMake build does, and defines
-        # jaxcc::jaxcc, jaxcc::testing and (runtime=True) jaxcc::runtime.
+        # jaxcc::jaxcc (the runtime's library, or the headers alone with
+        # header_only=True), jaxcc::header_only and jaxcc::testing. Generators
+        # other than CMake's get what jaxcc::jaxcc links: the headers, and by
+        # default the library and its define.
         self.cpp_info.set_property("cmake_find_mode", "none")
         self.cpp_info.set_property("cmake_file_name", "jaxcc")
+        self.cpp_info.set_property("cmake_target_name", "jaxcc::jaxcc")
         self.cpp_info.set_property("pkg_config_name", "jaxcc")
-        if not self.options.runtime:
-            self.cpp_info.set_property("cmake_target_name", "jaxcc::jaxcc")
-            self._headers_info(self.cpp_info)
-            return
-        # With the runtime: two components, as the CMake package's targets.
-        # Generators other than CMake's get both (the library and its define);
-        # CMake consumers pick jaxcc::jaxcc or jaxcc::runtime from the CMake
-        # package (the headers component's builddirs lead to it).
-        headers = self.cpp_info.components["headers"]
-        headers.set_property("cmake_target_name", "jaxcc::jaxcc")
-        headers.set_property("pkg_config_name", "jaxcc-headers")
-        headers.requires = ["eigen::eigen", "xsimd::xsimd"]
-        self._headers_info(headers)
-        runtime = self.cpp_info.components["runtime"]
-        runtime.set_property("cmake_target_name", "jaxcc::runtime")
-        runtime.set_property("pkg_config_name", "jaxcc-runtime")
-        runtime.requires = ["headers"]
-        runtime.libs = ["jaxcc_runtime"]
-        runtime.defines = ["JAXCC_PRECOMPILED_RUNTIME"]
-        runtime.bindirs = []
+        self._headers_info(self.cpp_info)
+        if not self.options.header_only:
+            self.cpp_info.libdirs = ["lib"]
+            self.cpp_info.libs = ["jaxcc_runtime"]
+            self.cpp_info.defines = ["JAXCC_PRECOMPILED_RUNTIME"]
 
     def _headers_info(self, info):
         info.bindirs = []

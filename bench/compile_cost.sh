@@ -19,7 +19,7 @@
 # not the MLP file nor the GoogleTest kernels file from the headers alone
 # (what CI runs, for time).
 # --runtime: the precompiled runtime's library (libjaxcc_runtime.a, built
-# with -DJAXCC_BUILD_RUNTIME=ON): the quickstart, the MLP file and the
+# by default, cmake/runtime.cmake): the quickstart, the MLP file and the
 # GoogleTest kernels file are then also measured with it (compiled with
 # -DJAXCC_PRECOMPILED_RUNTIME and linked against it).
 # --only NAME,...: measure only these files (and the Eigen file each is

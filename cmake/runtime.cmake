@@ -7,9 +7,11 @@
 # file that uses jaxcc then compiles only its own code. The headers alone
 # stay the library; this only saves compile time.
 #
-#   jaxcc_add_runtime(<target>) makes one such library; with the option
-#   JAXCC_BUILD_RUNTIME, jaxcc::runtime is one, installed and exported (the
-#   tests build their own, with their flags: tests/CMakeLists.txt).
+#   jaxcc_add_runtime(<target>) makes one such library. With the option
+#   JAXCC_BUILD_RUNTIME (ON by default) jaxcc::jaxcc is one, installed and
+#   exported, built for the compiler's default target; OFF, jaxcc::jaxcc is
+#   the headers alone (jaxcc::header_only). The tests link it, or with the
+#   option OFF one of their own built with their flags (tests/CMakeLists.txt).
 
 # The instance list is generated into the build tree when a runtime is made
 # (tools/generate_runtime_instances.py, Python 3), and again whenever the
@@ -89,11 +91,33 @@ function(jaxcc_add_runtime target)
   target_compile_definitions(${target} PUBLIC JAXCC_PRECOMPILED_RUNTIME)
 endfunction()
 
-option(JAXCC_BUILD_RUNTIME "Build and install the precompiled runtime, jaxcc::runtime" OFF)
+# jaxcc::jaxcc, as {fmt}'s fmt::fmt beside fmt::fmt-header-only: the
+# runtime's static library (target jaxcc_runtime, exported as jaxcc::jaxcc:
+# libjaxcc_runtime.a, the headers, JAXCC_PRECOMPILED_RUNTIME), or with
+# JAXCC_BUILD_RUNTIME=OFF an interface target of the headers alone, so that a
+# consumer's CMake is the same either way. The runtime is compiled without
+# -march (JAXCC_NO_MARCH: JAXCC_MARCH is the tests', examples' and
+# benchmarks'), so that an installed package runs on any CPU of its
+# architecture, with the build type's optimization.
+option(JAXCC_BUILD_RUNTIME "Build and install the precompiled runtime (jaxcc::jaxcc links it; OFF: the headers alone)" ON)
 if(JAXCC_BUILD_RUNTIME)
+  find_package(Python3 COMPONENTS Interpreter)
+  if(NOT Python3_Interpreter_FOUND)
+    message(FATAL_ERROR "jaxcc: the precompiled runtime, built by default (jaxcc::jaxcc links it), "
+                        "needs Python 3 at configure time to generate its instance list "
+                        "(tools/generate_runtime_instances.py). Install python3 (or point "
+                        "-DPython3_EXECUTABLE at one), or configure with -DJAXCC_BUILD_RUNTIME=OFF: "
+                        "jaxcc::jaxcc is then the headers alone.")
+  endif()
   jaxcc_add_runtime(jaxcc_runtime)
-  add_library(jaxcc::runtime ALIAS jaxcc_runtime)
-  set_target_properties(jaxcc_runtime PROPERTIES EXPORT_NAME runtime)
+  add_library(jaxcc::jaxcc ALIAS jaxcc_runtime)
+  set_target_properties(jaxcc_runtime PROPERTIES EXPORT_NAME jaxcc JAXCC_NO_MARCH ON)
   install(TARGETS jaxcc_runtime EXPORT jaxccTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES ${JAXCC_RUNTIME_INSTANCES_HEADER} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/jaxcc/runtime)
+else()
+  add_library(jaxcc_default INTERFACE)
+  target_link_libraries(jaxcc_default INTERFACE jaxcc)
+  add_library(jaxcc::jaxcc ALIAS jaxcc_default)
+  set_target_properties(jaxcc_default PROPERTIES EXPORT_NAME jaxcc)
+  install(TARGETS jaxcc_default EXPORT jaxccTargets)
 endif()

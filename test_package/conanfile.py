@@ -27,7 +27,8 @@ class TestPackageConan(ConanFile):
             out = StringIO()
             self.run(os.path.join(self.cpp.build.bindir, "test_package"), stdout=out, env="conanrun")
             self.output.info(out.getvalue().rstrip())
-            # With jaxcc/*:runtime=True the program must have used the library.
-            runtime = bool(self.dependencies[self.tested_reference_str].options.runtime)
-            if runtime != ("precompiled runtime: used" in out.getvalue()):
-                raise ConanException(f"test_package: jaxcc runtime={runtime}, but the program says otherwise")
+            # By default the program must have used the library; with
+            # jaxcc/*:header_only=True it must not.
+            header_only = bool(self.dependencies[self.tested_reference_str].options.header_only)
+            if header_only == ("precompiled runtime: used" in out.getvalue()):
+                raise ConanException(f"test_package: jaxcc header_only={header_only}, but the program says otherwise")

@@ -1,5 +1,5 @@
 // Conan's test_package: grad, jit and vmap on the installed jaxcc, with the
-// precompiled runtime when it is linked (jaxcc::runtime, which defines
+// precompiled runtime when it is linked (jaxcc::jaxcc by default, which defines
 // JAXCC_PRECOMPILED_RUNTIME). Exits non-zero if a result is wrong.
 #include <cmath>
 #include <cstdio>

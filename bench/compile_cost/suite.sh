@@ -7,8 +7,8 @@
 #
 #   bench/compile_cost/suite.sh PREFIX [--files N] [--no-runtime] [--repeat R]
 #
-# PREFIX: an installed jaxcc (cmake --install; with the runtime,
-# -DJAXCC_BUILD_RUNTIME=ON, unless --no-runtime).
+# PREFIX: an installed jaxcc (cmake --install; with the runtime, the
+# default, unless --no-runtime).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 [ $# -ge 1 ] || { echo "usage: $0 PREFIX [--files N] [--no-runtime] [--repeat R]" >&2; exit 2; }

@@ -1,29 +1,27 @@
-# jaxcc is header-only: one release configuration, nothing under lib/ or
-# debug/. The feature "runtime" adds the precompiled runtime, a static library
-# (libjaxcc_runtime.a, CMake target jaxcc::runtime): then vcpkg's release and
-# debug builds, static only (explicit template instantiations that every
-# translation unit declares extern; jaxcc's CMake builds it STATIC, and the
-# headers export no symbols for a DLL).
-# (`FEATURES` and vcpkg_check_features are vcpkg's; the offline stand-in CI
-# runs the portfile with has neither, and checks the default, headers only.
-# list(FIND), not IN_LIST: the stand-in runs the portfile with CMake's old
-# policies, where if(IN_LIST) is an error.)
+# The default features build the precompiled runtime, a static library
+# (libjaxcc_runtime.a; the CMake target jaxcc::jaxcc links it): vcpkg's
+# release and debug builds, static only (explicit template instantiations
+# that every translation unit declares extern; jaxcc's CMake builds it
+# STATIC, and the headers export no symbols for a DLL). Without the feature
+# "runtime" (jaxcc[core]) the port is header-only: one release
+# configuration, nothing under lib/ or debug/, and jaxcc::jaxcc is the
+# headers alone.
+# (The offline stand-in CI runs the portfile with has no FEATURES, no
+# vcpkg_find_acquire_program and an install step that builds nothing: it
+# checks jaxcc[core]. list(FIND), not IN_LIST: the stand-in runs the
+# portfile with CMake's old policies, where if(IN_LIST) is an error.)
 list(FIND FEATURES runtime JAXCC_RUNTIME_FEATURE)
 if(JAXCC_RUNTIME_FEATURE GREATER -1)
   vcpkg_check_linkage(ONLY_STATIC_LIBRARY)
+  # The runtime's instance list is generated at configure time by Python 3.
+  vcpkg_find_acquire_program(PYTHON3)
+  set(FEATURE_OPTIONS -DJAXCC_BUILD_RUNTIME=ON "-DPython3_EXECUTABLE=${PYTHON3}")
   # A library: jaxcc.pc in lib/pkgconfig (share/pkgconfig is for header-only ports).
   set(JAXCC_PKGCONFIGDIR lib/pkgconfig)
 else()
   set(VCPKG_BUILD_TYPE release)
+  set(FEATURE_OPTIONS -DJAXCC_BUILD_RUNTIME=OFF)
   set(JAXCC_PKGCONFIGDIR share/pkgconfig)
-endif()
-if(COMMAND vcpkg_check_features)
-  vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
-    FEATURES
-      runtime JAXCC_BUILD_RUNTIME
-  )
-else()
-  set(FEATURE_OPTIONS "")
 endif()
 
 # As an overlay port inside jaxcc's own repository (vcpkg install
@@ -49,8 +47,6 @@ vcpkg_cmake_configure(
     -DJAXCC_BUILD_EXAMPLES=OFF
     -DJAXCC_BUILD_BENCH=OFF
     ${FEATURE_OPTIONS}
-    # The compiler's default target for the runtime, not jaxcc's -march=native.
-    -DJAXCC_MARCH=
     # vcpkg's layout: the CMake package in share/jaxcc, jaxcc.pc in
     # share/pkgconfig (lib/pkgconfig with the runtime).
     -DJAXCC_INSTALL_CMAKEDIR=share/jaxcc
