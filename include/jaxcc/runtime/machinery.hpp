@@ -89,7 +89,10 @@ JAXCC_RUNTIME_INSTANCE(void eliminate_dead_code<void>(Program&))
 JAXCC_RUNTIME_INSTANCE(void optimize<void>(Program&))
 // jaxcc/graph/partition_equation.hpp
 JAXCC_RUNTIME_INSTANCE(Partitioned partition_equation<void>(Equation const&, std::vector<AnyArray>,
-                                                            std::vector<Layout> const&, Resharder const&))
+                                                            std::vector<Layout> const&, Resharder const&,
+                                                            std::optional<Layout> const&))
+JAXCC_RUNTIME_INSTANCE(std::vector<std::optional<Layout>> wanted_layouts<void>(
+    Trace const&, std::vector<std::pair<std::size_t, Layout>> const&))
 // jaxcc/graph/plan.hpp
 JAXCC_RUNTIME_INSTANCE(class PlanT<void>)
 // jaxcc/graph/program.hpp
