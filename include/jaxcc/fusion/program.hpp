@@ -32,6 +32,7 @@
 #include "jaxcc/core/strided.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/loop.hpp"
+#include "jaxcc/kernels/simd_dispatch.hpp"
 
 namespace jaxcc::fusion {
 
@@ -189,8 +190,21 @@ class ProgramBuilder {
 
 // --- each op's kernel and tangent builder ----------------------------------------
 
+#if defined(JAXCC_PRECOMPILED_RUNTIME)
+/// The runtime's copy of op_row<Op, A...> at the chosen SIMD level, where
+/// it holds one (the runtime fills it: runtime/simd_dispatch.hpp); null:
+/// op_row runs its own body.
+template <class Op, class... A>
+inline std::atomic<OpKernel::Row> dispatched_op_row{nullptr};
+#endif
+
 template <class Op, class... A>
 void op_row(void const* const* operands, std::int64_t const* steps, void* out, std::int64_t count) {
+#if defined(JAXCC_PRECOMPILED_RUNTIME)
+  jaxcc::detail::ensure_simd_dispatch();
+  if (auto const row = dispatched_op_row<Op, A...>.load(std::memory_order_relaxed))
+    return row(operands, steps, out, count);
+#endif
   using E = Expr<Op, Array<A>...>;
   static E const shape_only(Shape{}, Array<A>{}...);  // evaluate_row reads only its types
   RowState<sizeof...(A)> s;

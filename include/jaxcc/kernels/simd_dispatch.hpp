@@ -1,0 +1,103 @@
+// The SIMD level jaxcc's hot kernels run at, and the hooks through which the
+// precompiled runtime dispatches them (docs/simd_dispatch.md).
+//
+// From the headers alone every kernel is compiled for the file's own
+// -march, and runtime_simd_level() names that level. Where the runtime is
+// linked (JAXCC_PRECOMPILED_RUNTIME) it holds its hot kernels — the fused
+// programs' row kernels (fusion::op_row) and the float GEMM — compiled once
+// per x86-64 level, and picks the best level this CPU has on first use (or
+// the one JAXCC_SIMD names); the kernels below then call that level's
+// copies through pointers the runtime fills (runtime/simd_dispatch.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#if defined(JAXCC_PRECOMPILED_RUNTIME)
+#include <atomic>
+#endif
+
+namespace jaxcc::detail {
+
+/// The level the including file is compiled for: the highest of jaxcc's
+/// x86-64 levels whose features the compiler may use, or the architecture's
+/// own SIMD elsewhere.
+constexpr std::string_view compile_time_simd_level() {
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__) && \
+    defined(__AVX512CD__)
+  return "avx512";
+#elif defined(__AVX2__) && defined(__FMA__)
+  return "avx2";
+#elif defined(__SSE4_2__) && defined(__POPCNT__)
+  return "sse4.2";
+#elif defined(__SSE2__)
+  return "sse2";
+#elif defined(__ARM_NEON) || defined(__ARM_NEON__)
+  return "neon";
+#else
+  return "scalar";
+#endif
+}
+
+/// One operand of a dispatched GEMM: a rows × cols matrix, element (i, j)
+/// at data[i * row_stride + j * col_stride]: row-major (col_stride 1) or
+/// column-major (row_stride 1).
+template <class T>
+struct GemmOperand {
+  T const* data;
+  std::int64_t rows, cols, row_stride, col_stride;
+  bool row_major() const noexcept { return cols <= 1 || col_stride == 1; }
+};
+
+/// out (lhs.rows × rhs.cols, row-major, dense) = lhs · rhs.
+template <class T>
+using GemmKernel = void (*)(GemmOperand<T> const& lhs, GemmOperand<T> const& rhs, T* out);
+
+}  // namespace jaxcc::detail
+
+#if defined(JAXCC_PRECOMPILED_RUNTIME)
+
+namespace jaxcc {
+/// The SIMD level the runtime's kernels run at: "sse2", "sse4.2", "avx2" or
+/// "avx512" on x86-64 (the best this CPU has, or JAXCC_SIMD's), else the
+/// runtime's compile-time level ("neon", "scalar").
+std::string_view runtime_simd_level();
+/// The levels the runtime holds that this CPU runs, lowest first.
+std::vector<std::string_view> runtime_simd_levels();
+}  // namespace jaxcc
+
+namespace jaxcc::detail {
+/// Chooses the level (once; the runtime defines it).
+void resolve_simd_dispatch();
+/// Runs the runtime's kernels at `level` from now on (tests); throws
+/// jaxcc::Error when the runtime does not hold it or this CPU lacks it.
+void set_simd_level(std::string_view level);
+
+inline std::atomic<bool> simd_dispatch_resolved{false};
+inline void ensure_simd_dispatch() {
+  if (!simd_dispatch_resolved.load(std::memory_order_acquire)) resolve_simd_dispatch();
+}
+/// The chosen level's GEMM (null: the caller's own).
+inline std::atomic<GemmKernel<float>> dispatched_gemm_f32{nullptr};
+inline std::atomic<GemmKernel<double>> dispatched_gemm_f64{nullptr};
+template <class T>
+GemmKernel<T> dispatched_gemm() {
+  ensure_simd_dispatch();
+  if constexpr (std::is_same_v<T, float>) return dispatched_gemm_f32.load(std::memory_order_relaxed);
+  else if constexpr (std::is_same_v<T, double>) return dispatched_gemm_f64.load(std::memory_order_relaxed);
+  else return nullptr;
+}
+}  // namespace jaxcc::detail
+
+#else
+
+namespace jaxcc {
+/// The SIMD level jaxcc's kernels run at: from the headers alone, the
+/// file's own compile-time level.
+inline std::string_view runtime_simd_level() { return detail::compile_time_simd_level(); }
+inline std::vector<std::string_view> runtime_simd_levels() { return {detail::compile_time_simd_level()}; }
+}  // namespace jaxcc
+
+#endif
