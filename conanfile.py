@@ -43,7 +43,7 @@ class JaxccConan(ConanFile):
     # option either: CMake builds it position-independent always
     # (POSITION_INDEPENDENT_CODE ON).
     options = {"header_only": [True, False]}
-    default_options = {"header_only": False}
+    default_options = {"header_only": True}
     exports_sources = "CMakeLists.txt", "cmake/*", "include/*", "tools/generate_runtime_instances.py", "LICENSE"
     no_copy_source = True
 

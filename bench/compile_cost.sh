@@ -75,8 +75,10 @@ files=(
 ((quick)) || files+=("mlp|$root/examples/mlp.cpp|6|")
 if [ -n "$runtime" ]; then
   # The runtime's generated instance list: beside the library in its build
-  # tree (generated/include), or in the include folder it was installed with.
+  # tree (generated/include; the tests' runtime is one folder down, in
+  # tests/), or in the include folder it was installed with.
   runtime_include="$(dirname "$runtime")/generated/include"
+  [ -d "$runtime_include" ] || runtime_include="$(dirname "$runtime")/../generated/include"
   [ -d "$runtime_include" ] || runtime_include="$(dirname "$runtime")/../include"
   with_runtime="-DJAXCC_PRECOMPILED_RUNTIME -I$runtime_include $runtime"
   files+=("quickstart+runtime|$root/examples/quickstart.cpp|3|$with_runtime")

@@ -168,6 +168,10 @@ function(jaxcc_add_runtime_simd_levels target)
     target_compile_options(${objects} PRIVATE
       "$<FILTER:$<TARGET_PROPERTY:jaxcc_project_flags,INTERFACE_COMPILE_OPTIONS>,EXCLUDE,^-march=>"
       "$<FILTER:$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>,EXCLUDE,^-march=>"
+      # g++ gives the static locals of inline functions STB_GNU_UNIQUE
+      # binding, which objcopy leaves global: they would clash with (or,
+      # worse, be merged with) the rest of the program's.
+      $<$<CXX_COMPILER_ID:GNU>:-fno-gnu-unique>
       -fno-lto ${JAXCC_SIMD_FLAGS_${level}})
     set(blob "${CMAKE_CURRENT_BINARY_DIR}/${target}_simd_${id}.o")
     add_custom_command(OUTPUT "${blob}"
@@ -198,15 +202,16 @@ endfunction()
 # runtime's static library (target jaxcc_runtime, exported as jaxcc::jaxcc:
 # libjaxcc_runtime.a, the headers, JAXCC_PRECOMPILED_RUNTIME), or with
 # JAXCC_BUILD_RUNTIME=OFF an interface target of the headers alone, so that a
-# consumer's CMake is the same either way. The runtime is compiled without
-# -march (JAXCC_NO_MARCH: JAXCC_MARCH is the tests', examples' and
-# benchmarks'), so that an installed package runs on any CPU of its
-# architecture, with the build type's optimization.
-option(JAXCC_BUILD_RUNTIME "Build and install the precompiled runtime (jaxcc::jaxcc links it; OFF: the headers alone)" ON)
+# consumer's CMake is the same either way. OFF by default: the runtime
+# shares inline code (Eigen's, jaxcc's own kernels) with the files that link
+# it, so they must be compiled for the same -march (JAXCC_MARCH, default
+# native; its SIMD levels' objects are private and take their own), and a
+# file compiled for another corrupts memory (Eigen's alignment differs).
+option(JAXCC_BUILD_RUNTIME "Build and install the precompiled runtime (jaxcc::jaxcc links it; OFF: the headers alone)" OFF)
 if(JAXCC_BUILD_RUNTIME)
   find_package(Python3 COMPONENTS Interpreter)
   if(NOT Python3_Interpreter_FOUND)
-    message(FATAL_ERROR "jaxcc: the precompiled runtime, built by default (jaxcc::jaxcc links it), "
+    message(FATAL_ERROR "jaxcc: the precompiled runtime (jaxcc::jaxcc links it) "
                         "needs Python 3 at configure time to generate its instance list "
                         "(tools/generate_runtime_instances.py). Install python3 (or point "
                         "-DPython3_EXECUTABLE at one), or configure with -DJAXCC_BUILD_RUNTIME=OFF: "
@@ -214,7 +219,7 @@ if(JAXCC_BUILD_RUNTIME)
   endif()
   jaxcc_add_runtime(jaxcc_runtime)
   add_library(jaxcc::jaxcc ALIAS jaxcc_runtime)
-  set_target_properties(jaxcc_runtime PROPERTIES EXPORT_NAME jaxcc JAXCC_NO_MARCH ON)
+  set_target_properties(jaxcc_runtime PROPERTIES EXPORT_NAME jaxcc)
   install(TARGETS jaxcc_runtime EXPORT jaxccTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES ${JAXCC_RUNTIME_INSTANCES_HEADER} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/jaxcc/runtime)
 else()
