@@ -4,7 +4,7 @@
 // programs, the call primitives and the jaxpr printer. Each piece is a
 // template of one defaulted parameter (`template <class = void>`), so that a
 // file compiles it only where it uses it; this list names each one's <void>
-// instance. With JAXCC_PRECOMPILED_RUNTIME (linking jaxcc::runtime),
+// instance. With JAXCC_PRECOMPILED_RUNTIME (linking the runtime),
 // runtime/precompiled_runtime.hpp includes it and each becomes an extern
 // declaration: the file compiles none of it. The runtime's machinery.cpp
 // (cmake/runtime.cmake), which defines JAXCC_RUNTIME_MACHINERY_SOURCE,

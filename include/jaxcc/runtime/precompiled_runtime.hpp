@@ -1,5 +1,5 @@
 // The precompiled runtime's side in the headers. With JAXCC_PRECOMPILED_RUNTIME
-// defined (linking the CMake target jaxcc::runtime defines it), the rules of
+// defined (linking the CMake target jaxcc_runtime defines it), the rules of
 // jaxcc's own primitives and elementwise ops, and each op's row kernel and
 // tangent builder, are declared extern here: a translation unit that binds
 // one does not compile its rules, nor the rules those reach; the library
