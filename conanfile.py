@@ -1,10 +1,12 @@
-# Conan 2 recipe for jaxcc: `conan create .` builds and packages the
-# precompiled runtime, the static library libjaxcc_runtime.a (cmake/runtime.cmake),
-# with the headers, jaxcc's own CMake package (jaxccConfig.cmake) and jaxcc.pc,
-# as `cmake --install` lays them out: a static-library package, one binary
-# per configuration, whose jaxcc::jaxcc links the runtime. With the option
-# header_only=True it is the headers alone: a header-library package, one
-# binary for all configurations, whose jaxcc::jaxcc is the headers.
+# Conan 2 recipe for jaxcc: `conan create .` packages the headers with
+# jaxcc's own CMake package (jaxccConfig.cmake) and jaxcc.pc, as
+# `cmake --install` lays them out: by default (header_only=True) a
+# header-library package, one binary for all configurations, whose
+# jaxcc::jaxcc is the headers. With header_only=False it also builds the
+# precompiled runtime, the static library libjaxcc_runtime.a
+# (cmake/runtime.cmake): a static-library package, one binary per
+# configuration, whose jaxcc::jaxcc links the runtime (code linking it must
+# be compiled for the runtime's -march: docs/packaging.md).
 #
 # Consumers find it with find_package(jaxcc CONFIG) through that CMake package
 # (cmake_find_mode "none" + builddirs), which finds Eigen3, xsimd and OpenMP
