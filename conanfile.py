@@ -83,6 +83,10 @@ class JaxccConan(ConanFile):
         tc.cache_variables["JAXCC_BUILD_EXAMPLES"] = False
         tc.cache_variables["JAXCC_BUILD_BENCH"] = False
         tc.cache_variables["JAXCC_BUILD_RUNTIME"] = not self.options.header_only
+        # The compiler's default target, not -march=native (the default of
+        # jaxcc's own builds): a package is built for other machines, and the
+        # code linking its runtime is compiled for that target too.
+        tc.cache_variables["JAXCC_MARCH"] = ""
         # The runtime's instance list is generated at configure time by
         # Python 3: the one running Conan, unless Conan is a frozen
         # executable (its installers), where CMake looks for python3 itself.

@@ -47,6 +47,8 @@ vcpkg_cmake_configure(
     -DJAXCC_BUILD_EXAMPLES=OFF
     -DJAXCC_BUILD_BENCH=OFF
     ${FEATURE_OPTIONS}
+    # The compiler's default target for the runtime, not jaxcc's -march=native.
+    -DJAXCC_MARCH=
     # vcpkg's layout: the CMake package in share/jaxcc, jaxcc.pc in
     # share/pkgconfig (lib/pkgconfig with the runtime).
     -DJAXCC_INSTALL_CMAKEDIR=share/jaxcc
