@@ -18,3 +18,15 @@
 #else
 #define JAXCC_RUNTIME_INLINE inline
 #endif
+
+/// JAXCC_RUNTIME_INSTANCE(declaration): one specialization of the machinery
+/// that the runtime holds, listed where the runtime's lists are
+/// (runtime/machinery.hpp, the ends of testing/check.hpp and
+/// check_grads.hpp), each inside `#if defined(JAXCC_PRECOMPILED_RUNTIME)`:
+/// its explicit instantiation in the runtime's machinery.cpp (which defines
+/// JAXCC_RUNTIME_MACHINERY_SOURCE), an `extern template` elsewhere.
+#if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
+#define JAXCC_RUNTIME_INSTANCE(...) template __VA_ARGS__;
+#else
+#define JAXCC_RUNTIME_INSTANCE(...) extern template __VA_ARGS__;
+#endif

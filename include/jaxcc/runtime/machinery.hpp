@@ -42,11 +42,6 @@
 #include "jaxcc/transforms/vjp.hpp"
 #include "jaxcc/transforms/vmap.hpp"
 
-#if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
-#define JAXCC_RUNTIME_INSTANCE(...) template __VA_ARGS__;
-#else
-#define JAXCC_RUNTIME_INSTANCE(...) extern template __VA_ARGS__;
-#endif
 
 namespace jaxcc::fusion {
 // jaxcc/fusion/program.hpp
@@ -156,6 +151,5 @@ JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::Contr
 JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::ReverseOps>())
 JAXCC_RUNTIME_INSTANCE(void jaxcc::graph::install_value_ops<jaxcc::detail::BatchingOps>())
 
-#undef JAXCC_RUNTIME_INSTANCE
 
 #endif  // JAXCC_PRECOMPILED_RUNTIME

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "jaxcc/core/any_array.hpp"
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/core/error.hpp"
 #include "jaxcc/numpy/creation.hpp"
 #include "jaxcc/numpy/indexing.hpp"
@@ -385,22 +386,16 @@ void check_batching_rule(F const& f, in_axes_t<Specs...> const& in, Args const&.
 // <void> (as testing/check_grads.hpp's): a file that checks compiles only
 // its own functions made flat.
 #if defined(JAXCC_PRECOMPILED_RUNTIME)
-#if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
-#define JAXCC_TESTING_INSTANCE(...) template __VA_ARGS__;
-#else
-#define JAXCC_TESTING_INSTANCE(...) extern template __VA_ARGS__;
-#endif
 namespace jaxcc::testing::detail {
-JAXCC_TESTING_INSTANCE(std::string leaf_difference<void>(AnyArray const&, AnyArray const&, Tolerance const&))
-JAXCC_TESTING_INSTANCE(std::string first_difference<void>(Leaves const&, Leaves const&, Tolerance const&,
+JAXCC_RUNTIME_INSTANCE(std::string leaf_difference<void>(AnyArray const&, AnyArray const&, Tolerance const&))
+JAXCC_RUNTIME_INSTANCE(std::string first_difference<void>(Leaves const&, Leaves const&, Tolerance const&,
                                                           std::string const&))
-JAXCC_TESTING_INSTANCE(std::optional<BatchedAndLooped> batched_and_looped<void>(std::string_view, FlatFunction const&,
+JAXCC_RUNTIME_INSTANCE(std::optional<BatchedAndLooped> batched_and_looped<void>(std::string_view, FlatFunction const&,
                                                                                 MappedLeaves const&))
-JAXCC_TESTING_INSTANCE(CheckResult jit_matches_at<void>(FlatFunction const&, Tolerance const&, Leaves const&))
-JAXCC_TESTING_INSTANCE(CheckResult vmap_matches_at<void>(FlatFunction const&, MappedLeaves const&, Tolerance const&))
-JAXCC_TESTING_INSTANCE(CheckResult batching_rule_matches_at<void>(FlatFunction const&, MappedLeaves const&,
+JAXCC_RUNTIME_INSTANCE(CheckResult jit_matches_at<void>(FlatFunction const&, Tolerance const&, Leaves const&))
+JAXCC_RUNTIME_INSTANCE(CheckResult vmap_matches_at<void>(FlatFunction const&, MappedLeaves const&, Tolerance const&))
+JAXCC_RUNTIME_INSTANCE(CheckResult batching_rule_matches_at<void>(FlatFunction const&, MappedLeaves const&,
                                                                   BatchingRuleOptions const&,
                                                                   std::vector<std::string> const&))
 }  // namespace jaxcc::testing::detail
-#undef JAXCC_TESTING_INSTANCE
 #endif  // JAXCC_PRECOMPILED_RUNTIME

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "jaxcc/core/runtime_compiled.hpp"
 #include "jaxcc/testing/check_result.hpp"
 #include "jaxcc/testing/flat.hpp"
 #include "jaxcc/tracing/trace_call.hpp"
@@ -247,38 +248,32 @@ void check_grads(F const& f, std::tuple<Args...> const& args, int order, GradChe
 // its own functions made flat. (runtime/machinery.hpp includes the testing
 // headers where the runtime is built, for these.)
 #if defined(JAXCC_PRECOMPILED_RUNTIME)
-#if defined(JAXCC_RUNTIME_MACHINERY_SOURCE)
-#define JAXCC_TESTING_INSTANCE(...) template __VA_ARGS__;
-#else
-#define JAXCC_TESTING_INSTANCE(...) extern template __VA_ARGS__;
-#endif
 namespace jaxcc::testing::detail {
 // jaxcc/testing/flat.hpp
-JAXCC_TESTING_INSTANCE(FlatTrace trace_flat<void>(FlatFunction const&, Leaves const&))
-JAXCC_TESTING_INSTANCE(std::pair<Leaves, Leaves> flat_jvp<void>(FlatFunction const&, Leaves const&, Leaves const&))
-JAXCC_TESTING_INSTANCE(FlatVjp flat_vjp<void>(FlatFunction const&, Leaves const&))
-JAXCC_TESTING_INSTANCE(FlatFunction flat_jvp_function<void>(FlatFunction, std::size_t))
-JAXCC_TESTING_INSTANCE(FlatFunction flat_vjp_function<void>(FlatFunction, std::size_t))
-JAXCC_TESTING_INSTANCE(Leaves flat_vmap<void>(FlatFunction const&, MappedLeaves))
-JAXCC_TESTING_INSTANCE(std::shared_ptr<graph::PrimitiveBase const> flat_jit<void>(FlatFunction const&, Leaves&))
+JAXCC_RUNTIME_INSTANCE(FlatTrace trace_flat<void>(FlatFunction const&, Leaves const&))
+JAXCC_RUNTIME_INSTANCE(std::pair<Leaves, Leaves> flat_jvp<void>(FlatFunction const&, Leaves const&, Leaves const&))
+JAXCC_RUNTIME_INSTANCE(FlatVjp flat_vjp<void>(FlatFunction const&, Leaves const&))
+JAXCC_RUNTIME_INSTANCE(FlatFunction flat_jvp_function<void>(FlatFunction, std::size_t))
+JAXCC_RUNTIME_INSTANCE(FlatFunction flat_vjp_function<void>(FlatFunction, std::size_t))
+JAXCC_RUNTIME_INSTANCE(Leaves flat_vmap<void>(FlatFunction const&, MappedLeaves))
+JAXCC_RUNTIME_INSTANCE(std::shared_ptr<graph::PrimitiveBase const> flat_jit<void>(FlatFunction const&, Leaves&))
 // jaxcc/testing/check_grads.hpp
-JAXCC_TESTING_INSTANCE(std::vector<double> values_of<void>(AnyArray const&))
-JAXCC_TESTING_INSTANCE(AnyArray array_like<void>(AnyArray const&, std::vector<double> const&))
-JAXCC_TESTING_INSTANCE(Leaves conjugated<void>(Leaves const&))
-JAXCC_TESTING_INSTANCE(Leaves random_like<void>(Leaves const&, std::mt19937_64&))
-JAXCC_TESTING_INSTANCE(Leaves axpy<void>(Leaves const&, double, Leaves const&))
-JAXCC_TESTING_INSTANCE(double inner<void>(Leaves const&, Leaves const&))
-JAXCC_TESTING_INSTANCE(void check_close<void>(Leaves const&, std::vector<std::vector<double>> const&,
+JAXCC_RUNTIME_INSTANCE(std::vector<double> values_of<void>(AnyArray const&))
+JAXCC_RUNTIME_INSTANCE(AnyArray array_like<void>(AnyArray const&, std::vector<double> const&))
+JAXCC_RUNTIME_INSTANCE(Leaves conjugated<void>(Leaves const&))
+JAXCC_RUNTIME_INSTANCE(Leaves random_like<void>(Leaves const&, std::mt19937_64&))
+JAXCC_RUNTIME_INSTANCE(Leaves axpy<void>(Leaves const&, double, Leaves const&))
+JAXCC_RUNTIME_INSTANCE(double inner<void>(Leaves const&, Leaves const&))
+JAXCC_RUNTIME_INSTANCE(void check_close<void>(Leaves const&, std::vector<std::vector<double>> const&,
                                               GradCheckOptions const&, std::string const&))
-JAXCC_TESTING_INSTANCE(std::vector<std::vector<double>> numerical_jvp<void>(FlatFunction const&, Leaves const&,
+JAXCC_RUNTIME_INSTANCE(std::vector<std::vector<double>> numerical_jvp<void>(FlatFunction const&, Leaves const&,
                                                                             Leaves const&, double))
-JAXCC_TESTING_INSTANCE(void check_jvp<void>(FlatFunction const&, Leaves const&, GradCheckOptions const&,
+JAXCC_RUNTIME_INSTANCE(void check_jvp<void>(FlatFunction const&, Leaves const&, GradCheckOptions const&,
                                             std::mt19937_64&, std::string const&))
-JAXCC_TESTING_INSTANCE(void check_vjp<void>(FlatFunction const&, Leaves const&, GradCheckOptions const&,
+JAXCC_RUNTIME_INSTANCE(void check_vjp<void>(FlatFunction const&, Leaves const&, GradCheckOptions const&,
                                             std::mt19937_64&, std::string const&))
-JAXCC_TESTING_INSTANCE(void check_grads_flat<void>(FlatFunction const&, Leaves const&, int, GradCheckOptions const&,
+JAXCC_RUNTIME_INSTANCE(void check_grads_flat<void>(FlatFunction const&, Leaves const&, int, GradCheckOptions const&,
                                                    std::mt19937_64&, std::string const&))
-JAXCC_TESTING_INSTANCE(void check_grads_at<void>(FlatFunction const&, Leaves const&, int, GradCheckOptions const&))
+JAXCC_RUNTIME_INSTANCE(void check_grads_at<void>(FlatFunction const&, Leaves const&, int, GradCheckOptions const&))
 }  // namespace jaxcc::testing::detail
-#undef JAXCC_TESTING_INSTANCE
 #endif  // JAXCC_PRECOMPILED_RUNTIME
