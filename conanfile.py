@@ -1,12 +1,12 @@
 # Conan 2 recipe for jaxcc: `conan create .` packages the headers with
 # jaxcc's own CMake package (jaxccConfig.cmake) and jaxcc.pc, as
-# `cmake --install` lays them out: by default (header_only=True) a
-# header-library package, one binary for all configurations, whose
-# jaxcc::jaxcc is the headers. With header_only=False it also builds the
-# precompiled runtime, the static library libjaxcc_runtime.a
-# (cmake/runtime.cmake): a static-library package, one binary per
-# configuration, whose jaxcc::jaxcc links the runtime (code linking it must
-# be compiled for the runtime's -march: docs/packaging.md).
+# `cmake --install` lays them out: by default with the precompiled runtime,
+# the static library libjaxcc_runtime.a (cmake/runtime.cmake): a
+# static-library package, one binary per configuration, whose jaxcc::jaxcc
+# links the runtime (built for the architecture's baseline, its hot kernels
+# dispatched to the CPU's best level; code of any -march links it:
+# docs/packaging.md). With header_only=True a header-library package, one
+# binary for all configurations, whose jaxcc::jaxcc is the headers.
 #
 # Consumers find it with find_package(jaxcc CONFIG) through that CMake package
 # (cmake_find_mode "none" + builddirs), which finds Eigen3, xsimd and OpenMP
@@ -45,8 +45,9 @@ class JaxccConan(ConanFile):
     # option either: CMake builds it position-independent always
     # (POSITION_INDEPENDENT_CODE ON).
     options = {"header_only": [True, False]}
-    default_options = {"header_only": True}
-    exports_sources = "CMakeLists.txt", "cmake/*", "include/*", "tools/generate_runtime_instances.py", "LICENSE"
+    default_options = {"header_only": False}
+    exports_sources = ("CMakeLists.txt", "cmake/*", "include/*", "tools/generate_runtime_instances.py",
+                       "tools/privatize_runtime.py", "LICENSE")
     no_copy_source = True
 
     def set_version(self):
@@ -84,8 +85,7 @@ class JaxccConan(ConanFile):
         tc.cache_variables["JAXCC_BUILD_BENCH"] = False
         tc.cache_variables["JAXCC_BUILD_RUNTIME"] = not self.options.header_only
         # The compiler's default target, not -march=native (the default of
-        # jaxcc's own builds): a package is built for other machines, and the
-        # code linking its runtime is compiled for that target too.
+        # jaxcc's own builds): a package is built for other machines.
         tc.cache_variables["JAXCC_MARCH"] = ""
         # The runtime's instance list is generated at configure time by
         # Python 3: the one running Conan, unless Conan is a frozen

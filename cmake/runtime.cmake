@@ -8,10 +8,11 @@
 # stay the library; this only saves compile time.
 #
 #   jaxcc_add_runtime(<target>) makes one such library. With the option
-#   JAXCC_BUILD_RUNTIME (ON by default) jaxcc::jaxcc is one, installed and
-#   exported, built for the compiler's default target; OFF, jaxcc::jaxcc is
-#   the headers alone (jaxcc::header_only). The tests link it, or with the
-#   option OFF one of their own built with their flags (tests/CMakeLists.txt).
+#   JAXCC_BUILD_RUNTIME (ON by default where its inline code can be made
+#   private: JAXCC_RUNTIME_PRIVATE below) jaxcc::jaxcc is one, installed and
+#   exported; OFF, jaxcc::jaxcc is the headers alone (jaxcc::header_only).
+#   The tests link it, or with the option OFF one of their own
+#   (tests/CMakeLists.txt).
 
 # The instance list is generated into the build tree when a runtime is made
 # (tools/generate_runtime_instances.py, Python 3), and again whenever the
@@ -152,9 +153,10 @@ endfunction()
 # that exports only its entry point, jaxcc_simd_kernels_<level>: `ld -r
 # --force-group-allocation` dissolves the COMDAT groups (so that no inline
 # function compiled there for that level is one the linker may pick for
-# other code), then objcopy makes every other symbol local. The object
-# joins <target>.
+# other code), then objcopy makes every other symbol local. The objects
+# join <target> (their list: <target>_SIMD_BLOBS).
 function(jaxcc_add_runtime_simd_levels target)
+  set(blobs "")
   foreach(level IN LISTS JAXCC_RUNTIME_SIMD_BUILT_LEVELS)
     string(MAKE_C_IDENTIFIER "${level}" id)
     set(objects ${target}_simd_${id})
@@ -167,7 +169,7 @@ function(jaxcc_add_runtime_simd_levels target)
     target_link_libraries(${objects} PRIVATE jaxcc)
     target_compile_options(${objects} PRIVATE
       "$<FILTER:$<TARGET_PROPERTY:jaxcc_project_flags,INTERFACE_COMPILE_OPTIONS>,EXCLUDE,^-march=>"
-      "$<FILTER:$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>,EXCLUDE,^-march=>"
+      "$<FILTER:$<TARGET_PROPERTY:${target}_objects,COMPILE_OPTIONS>,EXCLUDE,^-march=>"
       # g++ gives the static locals of inline functions STB_GNU_UNIQUE
       # binding, which objcopy leaves global: they would clash with (or,
       # worse, be merged with) the rest of the program's.
@@ -181,20 +183,65 @@ function(jaxcc_add_runtime_simd_levels target)
       COMMAND_EXPAND_LISTS VERBATIM
       COMMENT "Linking the runtime's ${level} kernels into one object")
     set_source_files_properties("${blob}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-    target_sources(${target} PRIVATE "${blob}")
+    list(APPEND blobs "${blob}")
   endforeach()
+  set(${target}_SIMD_BLOBS "${blobs}" PARENT_SCOPE)
 endfunction()
 
+# Whether this toolchain can make the runtime's code private
+# (tools/privatize_runtime.py): ELF objects and binutils' ld, nm and objcopy.
+# Then the runtime holds its own copy of every inline function it uses, and
+# is built for the architecture's baseline (its hot kernels dispatch to the
+# CPU's best level): a file compiled with any -march links it. Elsewhere the
+# runtime shares inline code with the files that link it, which must then be
+# compiled for its -march.
+set(JAXCC_RUNTIME_PRIVATE OFF)
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT APPLE AND NOT WIN32)
+  find_program(JAXCC_LD_BFD NAMES ld.bfd ld)
+  find_program(JAXCC_OBJCOPY NAMES objcopy)
+  find_program(JAXCC_NM NAMES nm)
+  find_package(Python3 COMPONENTS Interpreter)
+  if(JAXCC_LD_BFD AND JAXCC_OBJCOPY AND JAXCC_NM AND Python3_Interpreter_FOUND)
+    set(JAXCC_RUNTIME_PRIVATE ON)
+  endif()
+endif()
+
+# jaxcc_add_runtime(<target>): the runtime as a static library. Its sources
+# are compiled into the object library <target>_objects (with
+# jaxcc_project_flags, and the options a caller sets on it, which its SIMD
+# levels take too), then, where JAXCC_RUNTIME_PRIVATE, linked with its SIMD
+# levels into one object whose inline code is private, for the
+# architecture's baseline (no JAXCC_MARCH); elsewhere for JAXCC_MARCH.
 function(jaxcc_add_runtime target)
   if(NOT JAXCC_RUNTIME_SOURCES)
     jaxcc_generate_runtime_sources()
   endif()
   jaxcc_runtime_simd_sources()
-  add_library(${target} STATIC ${JAXCC_RUNTIME_SOURCES} "${JAXCC_RUNTIME_SIMD_DISPATCH_SOURCE}")
+  set(objects ${target}_objects)
+  add_library(${objects} OBJECT ${JAXCC_RUNTIME_SOURCES} "${JAXCC_RUNTIME_SIMD_DISPATCH_SOURCE}")
+  target_include_directories(${objects} PRIVATE ${JAXCC_RUNTIME_GENERATED_INCLUDE})
+  set_target_properties(${objects} PROPERTIES POSITION_INDEPENDENT_CODE ON JAXCC_NO_MARCH ${JAXCC_RUNTIME_PRIVATE})
+  target_link_libraries(${objects} PRIVATE jaxcc jaxcc_project_flags)
+  target_compile_definitions(${objects} PRIVATE JAXCC_PRECOMPILED_RUNTIME)
   jaxcc_add_runtime_simd_levels(${target})
+  if(JAXCC_RUNTIME_PRIVATE)
+    set(private "${CMAKE_CURRENT_BINARY_DIR}/${target}_private.o")
+    add_custom_command(OUTPUT "${private}"
+      COMMAND ${Python3_EXECUTABLE} "${PROJECT_SOURCE_DIR}/tools/privatize_runtime.py" --ld ${JAXCC_LD_BFD}
+              --nm ${JAXCC_NM} --objcopy ${JAXCC_OBJCOPY} --output "${private}"
+              "$<TARGET_OBJECTS:${objects}>" ${${target}_SIMD_BLOBS}
+      DEPENDS ${objects} "$<TARGET_OBJECTS:${objects}>" ${${target}_SIMD_BLOBS}
+              "${PROJECT_SOURCE_DIR}/tools/privatize_runtime.py"
+      COMMAND_EXPAND_LISTS VERBATIM
+      COMMENT "Linking the runtime into one object of private inline code")
+    set_source_files_properties("${private}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+    add_library(${target} STATIC "${private}")
+  else()
+    add_library(${target} STATIC $<TARGET_OBJECTS:${objects}> ${${target}_SIMD_BLOBS})
+  endif()
+  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${JAXCC_RUNTIME_GENERATED_INCLUDE}>)
-  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  target_link_libraries(${target} PUBLIC jaxcc PRIVATE $<BUILD_INTERFACE:jaxcc_project_flags>)
+  target_link_libraries(${target} PUBLIC jaxcc)
   target_compile_definitions(${target} PUBLIC JAXCC_PRECOMPILED_RUNTIME)
 endfunction()
 
@@ -202,12 +249,13 @@ endfunction()
 # runtime's static library (target jaxcc_runtime, exported as jaxcc::jaxcc:
 # libjaxcc_runtime.a, the headers, JAXCC_PRECOMPILED_RUNTIME), or with
 # JAXCC_BUILD_RUNTIME=OFF an interface target of the headers alone, so that a
-# consumer's CMake is the same either way. OFF by default: the runtime
-# shares inline code (Eigen's, jaxcc's own kernels) with the files that link
-# it, so they must be compiled for the same -march (JAXCC_MARCH, default
-# native; its SIMD levels' objects are private and take their own), and a
-# file compiled for another corrupts memory (Eigen's alignment differs).
-option(JAXCC_BUILD_RUNTIME "Build and install the precompiled runtime (jaxcc::jaxcc links it; OFF: the headers alone)" OFF)
+# consumer's CMake is the same either way. ON by default where the runtime's
+# inline code is private (JAXCC_RUNTIME_PRIVATE: a file compiled with any
+# -march links it); elsewhere OFF, as such a runtime shares inline code
+# (Eigen's, jaxcc's kernels) with the files that link it, and a file
+# compiled for another -march corrupts memory (Eigen's alignment differs).
+option(JAXCC_BUILD_RUNTIME "Build and install the precompiled runtime (jaxcc::jaxcc links it; OFF: the headers alone)"
+       ${JAXCC_RUNTIME_PRIVATE})
 if(JAXCC_BUILD_RUNTIME)
   find_package(Python3 COMPONENTS Interpreter)
   if(NOT Python3_Interpreter_FOUND)
