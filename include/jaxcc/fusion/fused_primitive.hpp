@@ -9,6 +9,8 @@
 // loops of one op each.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -101,6 +103,48 @@ JAXCC_RUNTIME_INLINE Array<typename E::value_type> Region<E>::apply(E const& e) 
   return apply_program(std::make_shared<Program const>(program_of(e)), std::move(leaves), std::move(compiled)).template as<R>();
 }
 
+/// Whether a region is one op on arrays and scalars: then it runs the op's
+/// row kernel (op_row), the one fused programs run, which the precompiled
+/// runtime holds per SIMD level; a region the runtime holds (each op alone)
+/// then computes at the level, and to the bit, of jit's programs, not at
+/// the runtime's baseline.
+template <class L>
+inline constexpr bool is_operand_leaf = false;
+template <class T>
+inline constexpr bool is_operand_leaf<Array<T>> = true;
+template <class T>
+inline constexpr bool is_operand_leaf<ScalarLeaf<T>> = true;
+template <class E>
+inline constexpr bool is_one_op_region = false;
+template <class Op, class... L>
+inline constexpr bool is_one_op_region<Expr<Op, L...>> = (is_operand_leaf<L> && ...);
+
+/// Results [lo, hi) of a one-op region by its op's row kernel: each array
+/// leaf as `s` reads it, each scalar as a broadcast operand (step 0).
+template <class Op, class... L>
+void one_op_rows(Expr<Op, L...> const& e, RowState<leaf_count<Expr<Op, L...>>> const& s, void* dst, std::int64_t lo,
+                 std::int64_t hi) {
+  std::array<void const*, sizeof...(L)> pointers{};
+  std::array<std::int64_t, sizeof...(L)> steps{};
+  std::size_t leaf = 0;
+  auto const place = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+    using Leaf = std::tuple_element_t<I, std::tuple<L...>>;
+    using T = typename Leaf::value_type;
+    if constexpr (std::is_same_v<Leaf, Array<T>>) {
+      pointers[I] = static_cast<T const*>(s.ptr[leaf]) + lo * s.stride[leaf];
+      steps[I] = s.stride[leaf];
+      ++leaf;
+    } else {
+      pointers[I] = &std::get<I>(e.args()).value;
+    }
+  };
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (place(std::integral_constant<std::size_t, I>{}), ...);
+  }(std::index_sequence_for<L...>{});
+  using R = typename Expr<Op, L...>::value_type;
+  op_row<Op, typename L::value_type...>(pointers.data(), steps.data(), static_cast<R*>(dst) + lo, hi - lo);
+}
+
 template <class E>
 JAXCC_RUNTIME_INLINE void Region<E>::row(void const* region, std::span<void const* const> values,
                                          std::span<std::int64_t const> steps, std::span<std::uint32_t const> operands,
@@ -110,7 +154,9 @@ JAXCC_RUNTIME_INLINE void Region<E>::row(void const* region, std::span<void cons
     s.ptr[k] = values[operands[k]];
     s.stride[k] = steps[operands[k]];
   }
-  evaluate_row(*static_cast<E const*>(region), s, static_cast<R*>(out), count);
+  E const& e = *static_cast<E const*>(region);
+  if constexpr (is_one_op_region<E>) one_op_rows(e, s, out, 0, count);
+  else evaluate_row(e, s, static_cast<R*>(out), count);
 }
 
 template <class E>
@@ -119,7 +165,24 @@ JAXCC_RUNTIME_INLINE AnyArray Region<E>::evaluate(void const* region, std::span<
   auto const typed = [&]<std::size_t... I>(std::index_sequence<I...>) {
     return Leaves{leaves[I].template as<typename std::tuple_element_t<I, Leaves>::value_type>()...};
   }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
-  return AnyArray(evaluate_concrete(substitute<0>(*static_cast<E const*>(region), typed)));
+  auto const e = substitute<0>(*static_cast<E const*>(region), typed);
+  if constexpr (is_one_op_region<E>) {
+    using Concrete = std::remove_cvref_t<decltype(e)>;
+    constexpr std::size_t N = leaf_count<Concrete>;
+    return AnyArray(run_concrete(
+        e,
+        [](void const* r, RowState<N> const& s, void* dst, std::int64_t lo, std::int64_t hi) {
+          one_op_rows(*static_cast<Concrete const*>(r), s, dst, lo, hi);
+        },
+        [](void const* r, RowState<N> const& s, void* dst, std::int64_t len) {
+          one_op_rows(*static_cast<Concrete const*>(r), s, dst, 0, len);
+        },
+        // Chunks on multiples of the widest SIMD batch: each thread's
+        // scalar tail falls where a one-thread run's would, at any level.
+        std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(sizeof(R)))));
+  } else {
+    return AnyArray(evaluate_concrete(e));
+  }
 }
 
 }  // namespace jaxcc::fusion

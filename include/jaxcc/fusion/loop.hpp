@@ -263,9 +263,12 @@ void run_region_loop(RegionLoop<N> const& loop) {
   });
 }
 
-/// Run the fused loop of a region whose leaves are all concrete.
+/// A region on concrete leaves, into a new array, by its two row kernels
+/// (RegionLoop's `dense` and `row`) with dense chunks starting on multiples
+/// of `align`.
 template <class E>
-Array<typename E::value_type> evaluate_concrete(E const& e) {
+Array<typename E::value_type> run_concrete(E const& e, decltype(RegionLoop<leaf_count<E>>::dense) dense,
+                                           decltype(RegionLoop<leaf_count<E>>::row) row, std::int64_t align) {
   using R = typename E::value_type;
   constexpr std::size_t N = leaf_count<E>;
   auto allocation = jaxcc::detail::allocate<R>(e.shape());
@@ -285,17 +288,31 @@ Array<typename E::value_type> evaluate_concrete(E const& e) {
   loop.dst = allocation.second;
   loop.out_size = sizeof(R);
   loop.region = &e;
-  loop.dense = [](void const* region, RowState<N> const& s, void* dst, std::int64_t lo, std::int64_t hi) {
-    if constexpr (vectorizable<E>)
-      simd_rows<!has_long_kernel<E>>(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
-    else scalar_rows(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
-  };
-  if constexpr (vectorizable<E>) loop.align = xsimd::batch<simd_lane_t<R>>::size;
-  loop.row = [](void const* region, RowState<N> const& s, void* dst, std::int64_t len) {
-    evaluate_row(*static_cast<E const*>(region), s, static_cast<R*>(dst), len);
-  };
+  loop.dense = dense;
+  loop.align = align;
+  loop.row = row;
   run_region_loop(loop);
   return allocation.first;
+}
+
+/// Run the fused loop of a region whose leaves are all concrete.
+template <class E>
+Array<typename E::value_type> evaluate_concrete(E const& e) {
+  using R = typename E::value_type;
+  constexpr std::size_t N = leaf_count<E>;
+  std::int64_t align = 1;
+  if constexpr (vectorizable<E>) align = xsimd::batch<simd_lane_t<R>>::size;
+  return run_concrete(
+      e,
+      [](void const* region, RowState<N> const& s, void* dst, std::int64_t lo, std::int64_t hi) {
+        if constexpr (vectorizable<E>)
+          simd_rows<!has_long_kernel<E>>(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
+        else scalar_rows(*static_cast<E const*>(region), s, static_cast<R*>(dst), lo, hi);
+      },
+      [](void const* region, RowState<N> const& s, void* dst, std::int64_t len) {
+        evaluate_row(*static_cast<E const*>(region), s, static_cast<R*>(dst), len);
+      },
+      align);
 }
 
 }  // namespace jaxcc::fusion
