@@ -5,10 +5,12 @@
 #include "catch.hpp"
 
 #include <fcntl.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <jaxcc/io/npy.hpp>
 #include <jaxcc/jaxcc.hpp>
@@ -108,6 +110,45 @@ TEST_CASE("save_npy writes what np.save writes, byte for byte") {
       for (int k = 0; k < 4; ++k) want.push_back(static_cast<float>(i * 12 + j * 4 + k));
   CHECK(io::load_npy<float>(scratch / "view.npy").to_vector() == want);
   CHECK(io::load_npy<float>(scratch / "view.npy").shape() == Shape{3, 2, 4});
+}
+
+TEST_CASE("load_npy reads a large array in slices over the threads, each at its place") {
+  // 12,582,917 uint32 (48 MiB, over the 32 MiB where the read is split),
+  // element i = i * 2654435761 mod 2^32, so a slice read to the wrong place
+  // or left out shows; the file written by hand (format 1.0, a header of
+  // 128 bytes, so the data does not start on a page of the file).
+  Scratch scratch("large");
+  auto const path = scratch / "large.npy";
+  std::int64_t const n = (std::int64_t{12} << 20) + 5;
+  auto const value = [](std::int64_t i) { return static_cast<std::uint32_t>(static_cast<std::uint64_t>(i) * 2654435761u); };
+  {
+    std::string header = "{'descr': '<u4', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+    header.resize(128 - 10 - 1, ' ');
+    header += '\n';
+    std::string bytes = "\x93NUMPY";
+    bytes += '\x01', bytes += '\x00', bytes += static_cast<char>(header.size()), bytes += '\x00';
+    bytes += header;
+    std::vector<std::uint32_t> data(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) data[static_cast<std::size_t>(i)] = value(i);
+    bytes.append(reinterpret_cast<char const*>(data.data()), data.size() * sizeof(std::uint32_t));
+    write_bytes(path, bytes);
+  }
+  auto const check = [&] {
+    auto const loaded = io::load_npy<std::uint32_t>(path);
+    REQUIRE(loaded.shape() == Shape{n});
+    auto const values = loaded.to_vector();
+    std::int64_t wrong = 0;
+    for (std::int64_t i = 0; i < n; ++i) wrong += values[static_cast<std::size_t>(i)] != value(i);
+    CHECK(wrong == 0);
+  };
+  check();
+  // Three threads: slices of uneven length, rounded to 2 MiB of the buffer.
+  int const threads = omp_get_max_threads();
+  omp_set_num_threads(3);
+  check();
+  omp_set_num_threads(1);
+  check();
+  omp_set_num_threads(threads);
 }
 
 TEST_CASE("load_npy with mmap maps the file, and the array keeps the mapping") {

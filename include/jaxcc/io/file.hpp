@@ -8,6 +8,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <algorithm>
 #include <bit>
@@ -18,9 +21,11 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "jaxcc/core/error.hpp"
 
@@ -126,15 +131,56 @@ class InFile {
 
  private:
   static constexpr std::size_t window_bytes = std::size_t{1} << 16;
+  struct ReadFailure {
+    std::uint64_t offset;
+    int error;  // errno, or 0 at the file's end
+  };
+  // A read this large is split over the threads: the copy out of the page
+  // cache and the first touch of fresh memory are each a core's work, and
+  // one thread leaves the others idle (a 1 GB array: about half the time on
+  // two cores). Slices start on 2 MiB boundaries of `out`, so a huge page is
+  // faulted in by one thread.
+  static constexpr std::uint64_t parallel_read_bytes = std::uint64_t{32} << 20;
   void read_direct(void* out, std::uint64_t n, std::uint64_t offset) const {
-    auto* to = static_cast<char*>(out);
+    int threads = 1;
+#ifdef _OPENMP
+    if (n >= parallel_read_bytes && !omp_in_parallel()) threads = omp_get_max_threads();
+#endif
+    if (threads <= 1) {
+      if (auto const failure = read_range(static_cast<char*>(out), n, offset)) fail_read(*failure);
+      return;
+    }
+    // Thread t reads [bound(t), bound(t + 1)).
+    auto const bound = [&, base = reinterpret_cast<std::uintptr_t>(out)](int t) -> std::uint64_t {
+      if (t == 0) return 0;
+      if (t == threads) return n;
+      constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+      auto const even = base + n / static_cast<std::uint64_t>(threads) * static_cast<std::uint64_t>(t);
+      return std::min<std::uint64_t>(n, ((even + huge - 1) & ~(huge - 1)) - base);
+    };
+    std::vector<std::optional<ReadFailure>> failures(static_cast<std::size_t>(threads));
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (int t = 0; t < threads; ++t) {
+      auto const begin = bound(t), end = bound(t + 1);
+      failures[static_cast<std::size_t>(t)] = read_range(static_cast<char*>(out) + begin, end - begin, offset + begin);
+    }
+    for (auto const& failure : failures)
+      if (failure) fail_read(*failure);
+  }
+  /// Reads [offset, offset + n) to `to`; the failure, if any (no throw: it
+  /// runs inside a parallel region).
+  std::optional<ReadFailure> read_range(char* to, std::uint64_t n, std::uint64_t offset) const noexcept {
     while (n > 0) {
       auto const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(n, std::uint64_t{1} << 30));
       auto const got = ::pread(fd_, to, chunk, static_cast<off_t>(offset));
       if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) io_fail(ctx_, "read failed at byte ", offset, ": ", got < 0 ? std::strerror(errno) : "end of file");
+      if (got <= 0) return ReadFailure{offset, got < 0 ? errno : 0};
       to += got, offset += static_cast<std::uint64_t>(got), n -= static_cast<std::uint64_t>(got);
     }
+    return std::nullopt;
+  }
+  [[noreturn]] void fail_read(ReadFailure const& failure) const {
+    io_fail(ctx_, "read failed at byte ", failure.offset, ": ", failure.error ? std::strerror(failure.error) : "end of file");
   }
 
   IoContext ctx_;
