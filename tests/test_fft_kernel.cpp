@@ -1,7 +1,8 @@
 // The raw FFT kernel (kernels/fft.hpp): c2c, r2c and c2r over chosen axes
 // against numpy.fft (tests/golden/fft_kernel_cases.py), in float and
 // double, each norm; strided (transposed) inputs and outputs, in place;
-// and the work split over threads against one pocketfft call.
+// and the work split over threads, and long lines by the four-step
+// algorithm, against one pocketfft call.
 #include "catch.hpp"
 
 #include <algorithm>
@@ -108,6 +109,36 @@ float max_difference(V const& a, V const& b) {
   return worst / peak;
 }
 
+
+template <class T>
+void check_long_line(std::int64_t n, T tolerance) {
+  CAPTURE(n);
+  using C = std::complex<T>;
+  auto const x = complex_input<T>(n);
+  auto const un = static_cast<std::size_t>(n);
+  pocketfft::shape_t const dims{un};
+  pocketfft::stride_t const bytes{sizeof(C)};
+  for (bool forward : {true, false}) {
+    CAPTURE(forward);
+    T const scale = forward ? T(1) : T(1) / static_cast<T>(n);
+    std::vector<C> want(un);
+    pocketfft::c2c<T>(dims, bytes, bytes, {0}, forward, x.data(), want.data(), scale, 1);
+    Shape const shape{n};
+    std::vector<C> got(un);
+    jaxcc::detail::fft_c2c<T>(shape, Strides{1}, Strides{1}, {0}, forward, x.data(), got.data(), scale);
+    CHECK(max_difference(got, want) <= tolerance);
+    // In place, and from a reversed view to every second element of a buffer.
+    auto in_place = x;
+    jaxcc::detail::fft_c2c<T>(shape, Strides{1}, Strides{1}, {0}, forward, in_place.data(), in_place.data(), scale);
+    CHECK(max_difference(in_place, want) <= tolerance);
+    std::vector<C> reversed(x.rbegin(), x.rend()), spaced(2 * un);
+    jaxcc::detail::fft_c2c<T>(shape, Strides{-1}, Strides{2}, {0}, forward, reversed.data() + (n - 1), spaced.data(),
+                              scale);
+    std::vector<C> every_second(un);
+    for (std::size_t k = 0; k < un; ++k) every_second[k] = spaced[2 * k];
+    CHECK(max_difference(every_second, want) <= tolerance);
+  }
+}
 }  // namespace
 
 TEST_CASE("fft kernel matches numpy.fft: c2c, r2c, c2r, every norm", "[fft][kernel]") {
@@ -174,6 +205,30 @@ TEST_CASE("fft kernel split over threads matches one pocketfft call", "[fft][ker
     CHECK(max_difference(back, back_want) <= 1e-5f);
   }
   omp_set_num_threads(threads);
+}
+
+TEST_CASE("fft kernel: long lines by the four-step algorithm match one pocketfft call", "[fft][kernel][threads]") {
+  using jaxcc::detail::four_step_rows;
+  // The split: the largest divisor at most sqrt(n), none under 2^11 points
+  // or where that divisor is under 16 (a prime, three times a prime).
+  CHECK(four_step_rows(1024) == 0);
+  CHECK(four_step_rows(2048) == 32);
+  CHECK(four_step_rows(16384) == 128);
+  CHECK(four_step_rows(61440) == 240);  // 2^12 * 15: 240 * 256
+  CHECK(four_step_rows(65536) == 256);
+  CHECK(four_step_rows(16411) == 0);
+  CHECK(four_step_rows(3 * 16411) == 0);
+  auto const threads = omp_get_max_threads();
+  for (int t : {1, 3}) {
+    CAPTURE(t);
+    omp_set_num_threads(t);
+    for (std::int64_t n : {2048, 16384, 61440, 65536, 3 * 16411}) {
+      check_long_line<float>(n, 2e-6f);
+      check_long_line<double>(n, 1e-13);
+    }
+  }
+  omp_set_num_threads(threads);
+  check_long_line<float>(std::int64_t{1} << 20, 4e-6f);
 }
 
 }  // namespace test_fft_kernel

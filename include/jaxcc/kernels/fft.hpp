@@ -12,7 +12,14 @@
 //    passes over its axes run while it is in cache;
 //  - otherwise the axes run one pass each (pocketfft's own order: for r2c
 //    the halved axis first, for c2r last), each pass split over the
-//    largest dimension it does not transform.
+//    largest dimension it does not transform;
+//  - a single complex line of 2^11 points or more runs as the
+//    four-step algorithm: its n = n1 n2 points seen as an n1 x n2 matrix,
+//    pocketfft's transforms of the columns, a twiddle factor on each
+//    element, then of the rows, written transposed. Each step is a batch
+//    of short transforms, which pocketfft vectorizes across lines and
+//    jaxcc splits over threads, where one long line runs on one core and,
+//    past 128 KiB, takes its scratch from fresh pages in every call.
 // Strides are in elements and may be negative or zero on dimensions not
 // transformed; the output must not overlap the input unless both have the
 // same layout (c2c in place).
@@ -26,13 +33,18 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <numbers>
 #include <vector>
 
 #include <omp.h>
 
+#include "jaxcc/core/buffer.hpp"
 #include "jaxcc/core/shape.hpp"
 #include "jaxcc/core/strided.hpp"
 #include "jaxcc/third_party/pocketfft/pocketfft_hdronly.h"
@@ -128,6 +140,87 @@ void fft_batched(FftKind kind, FftView const& v, std::size_t lead, bool forward,
   });
 }
 
+/// The shortest line the four-step algorithm takes (below it one
+/// pocketfft call is as fast), and its shortest factor.
+inline constexpr std::size_t four_step_min_length = std::size_t{1} << 11;
+inline constexpr std::size_t four_step_min_factor = 16;
+
+/// The factor n1 of n = n1 n2 the four-step algorithm splits a line by: the
+/// largest divisor at most sqrt(n), or 0 when it is under the minimum (a
+/// prime, or a small multiple of one: one pocketfft call then).
+inline std::size_t four_step_rows(std::size_t n) {
+  if (n < four_step_min_length) return 0;
+  auto n1 = static_cast<std::size_t>(std::sqrt(static_cast<double>(n)));
+  while (n1 * n1 > n) --n1;
+  while (n1 >= four_step_min_factor && n % n1 != 0) --n1;
+  return n1 >= four_step_min_factor ? n1 : 0;
+}
+
+/// The twiddle factors of the four-step algorithm for n = n1 n2, row-major:
+/// w[k1 n2 + j2] = exp(-2 pi i k1 j2 / n), computed in double. The last few
+/// tables are kept (a loop transforms lines of one length).
+template <class T>
+std::shared_ptr<std::vector<std::complex<T>> const> four_step_twiddles(std::size_t n1, std::size_t n2) {
+  using Table = std::vector<std::complex<T>>;
+  struct Entry {
+    std::size_t n1, n2;
+    std::shared_ptr<Table const> table;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> kept;
+  std::lock_guard lock(mutex);
+  for (auto const& e : kept)
+    if (e.n1 == n1 && e.n2 == n2) return e.table;
+  auto table = std::make_shared<Table>(n1 * n2);
+  auto const n = n1 * n2;
+  for (std::size_t k1 = 0; k1 < n1; ++k1)
+    for (std::size_t j2 = 0; j2 < n2; ++j2) {
+      auto const angle = -2 * std::numbers::pi * static_cast<double>(k1 * j2 % n) / static_cast<double>(n);
+      (*table)[k1 * n2 + j2] = std::complex<T>(static_cast<T>(std::cos(angle)), static_cast<T>(std::sin(angle)));
+    }
+  constexpr std::size_t kept_tables = 4;
+  if (kept.size() == kept_tables) kept.erase(kept.begin());
+  kept.push_back({n1, n2, table});
+  return kept.back().table;
+}
+
+template <class T>
+void fft_one_axis(FftKind kind, FftView const& v, std::size_t axis, bool forward, char const* in, char* out,
+                  T scale, int threads);
+
+/// The complex line of n = n1 n2 points at `in` (byte stride `in_stride`)
+/// transformed to `out` (`out_stride`) by the four-step algorithm:
+/// x[j1 n2 + j2] as a matrix, columns transformed (over j1), each element
+/// times w^(k1 j2), rows transformed (over j2), element (k1, k2) written to
+/// out[k1 + n1 k2].
+template <class T>
+void fft_four_step(std::size_t n1, std::size_t n2, std::ptrdiff_t in_stride, std::ptrdiff_t out_stride, bool forward,
+                   char const* in, char* out, T scale, int threads) {
+  using C = std::complex<T>;
+  auto const item = static_cast<std::ptrdiff_t>(sizeof(C));
+  auto const rows = static_cast<std::ptrdiff_t>(n1), cols = static_cast<std::ptrdiff_t>(n2);
+  Buffer matrix(n1 * n2 * sizeof(C));
+  auto* b = static_cast<char*>(matrix.data());
+  fft_one_axis<T>(FftKind::c2c, FftView{{n1, n2}, {cols * in_stride, in_stride}, {cols * item, item}, {}}, 0, forward,
+                  in, b, scale, threads);
+  auto const twiddles = four_step_twiddles<T>(n1, n2);
+  // The product written out (std::complex's operator* checks for NaN and
+  // infinity and does not vectorize); backward uses the conjugates.
+  auto* z = reinterpret_cast<T*>(b);
+  auto const* w = reinterpret_cast<T const*>(twiddles->data());
+  T const sign = forward ? T(1) : T(-1);
+  fft_for(rows, threads, [&](std::int64_t k1) {
+    auto const at = 2 * static_cast<std::size_t>(k1) * n2;
+    for (std::size_t j = at; j < at + 2 * n2; j += 2) {
+      T const re = z[j], im = z[j + 1], wr = w[j], wi = sign * w[j + 1];
+      z[j] = re * wr - im * wi;
+      z[j + 1] = re * wi + im * wr;
+    }
+  });
+  fft_one_axis<T>(FftKind::c2c, FftView{{n1, n2}, {cols * item, item}, {out_stride, rows * out_stride}, {}}, 1,
+                  forward, b, out, T(1), threads);
+}
+
 /// One axis of `v` (kind's single-axis transform), split over `threads`
 /// along the largest dimension it does not transform.
 template <class T>
@@ -137,6 +230,11 @@ void fft_one_axis(FftKind kind, FftView const& v, std::size_t axis, bool forward
   for (std::size_t d = 0; d < v.shape.size(); ++d)
     if (d != axis && (split == v.shape.size() || v.shape[d] > v.shape[split])) split = d;
   FftView sub{v.shape, v.in, v.out, {axis}};
+  bool const one_line = split == v.shape.size() || v.shape[split] == 1;
+  if (auto const n1 = one_line && kind == FftKind::c2c ? four_step_rows(v.shape[axis]) : 0) {
+    fft_four_step<T>(n1, v.shape[axis] / n1, v.in[axis], v.out[axis], forward, in, out, scale, threads);
+    return;
+  }
   if (split == v.shape.size() || threads <= 1 || v.shape[split] < 2) {
     fft_call<T>(kind, sub, forward, in, out, scale);
     return;
