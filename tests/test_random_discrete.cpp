@@ -100,17 +100,8 @@ void check_moments(Array<T> const& draws, double mean, double variance) {
   CHECK(std::abs(m2 - (variance + mean * mean)) <= 5 * std::sqrt((s4 / n - m2 * m2) / n));
 }
 
-// 2 * 10^5 draws each where the tests are optimized (-Og by default), and
-// 2 * 10^4 at -O0, where the whole-array while loops run about 30 times
-// slower than at -O2 (10^6 took 200 s there).
-#ifdef __OPTIMIZE__
-constexpr std::int64_t moment_draws = 200000;
-#else
-constexpr std::int64_t moment_draws = 20000;
-#endif
-
-TEST_CASE("random counts: the first two moments of 2 * 10^5 draws (2 * 10^4 at -O0)", "[random][discrete][moments]") {
-  constexpr std::int64_t n = moment_draws;
+TEST_CASE("random counts: the first two moments of 10^6 draws (2 * 10^4 at -O0)", "[random][discrete][moments]") {
+  constexpr std::int64_t n = jaxcc_test::moment_draws(20000);
   auto const keys = jr::split(jr::key(77), 5);
   auto const [p3, p30, b_inv, b_btrs, multi] = jaxcc::jit([](jr::KeyArray const& ks) {
     Shape const s{n};

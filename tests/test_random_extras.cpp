@@ -107,8 +107,9 @@ TEST_CASE("random extras: JAX's numbers for the same key, integers bit for bit",
 }
 
 TEST_CASE("random extras: weighted draws follow p; draws without replacement are distinct", "[random][moments]") {
-  // 2 * 10^5 draws: each category's frequency within 5 standard errors of p.
-  constexpr std::int64_t n = 200000;
+  // 10^6 draws (2 * 10^5 at -O0): each category's frequency within 5
+  // standard errors of p.
+  constexpr std::int64_t n = jaxcc_test::moment_draws(200000);
   auto const x = jr::choice(jr::key(1), 5, {n}, true, p5()).to_vector();
   auto const p = p5().to_vector();
   for (std::int32_t v = 0; v < 5; ++v) {

@@ -97,9 +97,9 @@ TEST_CASE("random multivariate: JAX's numbers for the same key", "[random][golde
 }
 
 TEST_CASE("random multivariate: draws have the mean and covariance asked for", "[random][moments]") {
-  // 10^5 draws of 3 (about a second in the -O0 test build); every entry of
-  // the sample mean and covariance within 5 standard errors.
-  constexpr std::int64_t n = 100000;
+  // 10^6 draws of 3 (10^5 in the -O0 test build, about a second there);
+  // every entry of the sample mean and covariance within 5 standard errors.
+  constexpr std::int64_t n = jaxcc_test::moment_draws(100000);
   auto const c = cov().to_vector();
   auto const m = mean().to_vector();
   for (std::string method : {"cholesky", "eigh", "svd"}) {

@@ -137,9 +137,9 @@ void check_moments(std::vector<double> const& x, double mean, double mean_square
   CHECK(std::abs(s2 - mean_square) <= 5 * std::sqrt((s4 - s2 * s2) / n));
 }
 
-// 2 * 10^5 draws each: 10^6 take about 15 s in all in the -O0 test build.
+// 10^6 draws each (2 * 10^5 at -O0: 10^6 take about 15 s in all there).
 TEST_CASE("random univariate: many draws have the distributions' first two moments", "[random][moments]") {
-  constexpr std::int64_t n = 200000;
+  constexpr std::int64_t n = jaxcc_test::moment_draws(200000);
   auto const k = jr::key(2024);
   double const pi = 3.141592653589793;
   auto const draws = [&](auto const& a) { return as_doubles(a); };
