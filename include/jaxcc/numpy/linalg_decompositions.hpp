@@ -145,7 +145,9 @@ Array<std::int32_t> matrix_rank(A const& a_in, std::optional<double> rtol = std:
 /// negative one is eps); resid each column's squared norm of b - a·x,
 /// shape (k,) ((1,) for a vector b), in every case (JAX's default
 /// numpy_resid=False, not numpy's empty residuals); rank (int32) the number
-/// of singular values kept. resid and s are real for complex a and b.
+/// of singular values kept. resid and s are real for complex a and b,
+/// the empty s of an empty a too (JAX gives that one a's complex dtype; the
+/// result's type here is one for every shape).
 template <ArrayLike A, ArrayLike B>
 std::tuple<Array<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>,
            Array<real_t<float_t<promote_t<value_type_t<A>, value_type_t<B>>>>>, Array<std::int32_t>,
