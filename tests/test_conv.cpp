@@ -143,6 +143,37 @@ TEST_CASE("conv_general_dilated in double, and on strided views of its operands"
   REQUIRE_THAT(lax::conv(x_view, w_view, {1, 2}, "SAME"), AllClose(expected, 1e-6, 1e-6));
 }
 
+TEST_CASE("conv_general_dilated over many input features: GEMM blocks summed in place equal a direct sum", "[conv]") {
+  // 16 input features over 64 x 64 positions and a 3 x 3 window: im2col
+  // takes 7 features a block (about 1 MiB of patches), so the output's rows
+  // are written by the first block's GEMM and added to by two more. Kernels
+  // read in place (OIHW) and through a transposed view (strided both ways).
+  constexpr std::int64_t n = 2, in = 16, out = 4, size = 64, k = 3;
+  auto const x = lhs_of({n, in, size, size}), w = rhs_of({out, in, k, k});
+  auto const xs = x.to_vector(), ws = w.to_vector();
+  std::vector<double> expected;
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t o = 0; o < out; ++o)
+      for (std::int64_t r = 0; r < size; ++r)
+        for (std::int64_t c = 0; c < size; ++c) {
+          double sum = 0;
+          for (std::int64_t i = 0; i < in; ++i)
+            for (std::int64_t dr = 0; dr < k; ++dr)
+              for (std::int64_t dc = 0; dc < k; ++dc) {
+                auto const sr = r + dr - 1, sc = c + dc - 1;
+                if (sr < 0 || sr >= size || sc < 0 || sc >= size) continue;
+                sum += double(xs[std::size_t(((b * in + i) * size + sr) * size + sc)]) *
+                       double(ws[std::size_t(((o * in + i) * k + dr) * k + dc)]);
+              }
+          expected.push_back(sum);
+        }
+  auto const want = jnp::array<double>(expected, Shape{n, out, size, size}).astype<float>();
+  REQUIRE_THAT(lax::conv(x, w, {1, 1}, "SAME"), AllClose(want, 1e-5, 1e-5));
+  auto const w_view = jnp::transpose(Array<float>(jnp::transpose(w, {3, 2, 1, 0}) * 1.0f), {3, 2, 1, 0});
+  REQUIRE(w_view.strides() != w.strides());
+  REQUIRE_THAT(lax::conv(x, w_view, {1, 1}, "SAME"), AllClose(want, 1e-5, 1e-5));
+}
+
 TEST_CASE("conv_general_dilated under vmap: either operand or both mapped, with groups", "[conv][vmap]") {
   using jaxcc::in_axes;
   using jaxcc::none;

@@ -51,9 +51,20 @@ struct GemmOperand {
   bool row_major() const noexcept { return cols <= 1 || col_stride == 1; }
 };
 
-/// out (lhs.rows × rhs.cols, row-major, dense) = lhs · rhs.
+/// The result of a dispatched GEMM: a row-major matrix, rows `row_stride`
+/// apart; `accumulate`: the product is added to what it holds, else it
+/// overwrites it (a convolution sums blocks of input features into its
+/// output's rows in place).
 template <class T>
-using GemmKernel = void (*)(GemmOperand<T> const& lhs, GemmOperand<T> const& rhs, T* out);
+struct GemmOutput {
+  T* data;
+  std::int64_t row_stride;
+  bool accumulate = false;
+};
+
+/// out (lhs.rows × rhs.cols) = lhs · rhs, or += with out.accumulate.
+template <class T>
+using GemmKernel = void (*)(GemmOperand<T> const& lhs, GemmOperand<T> const& rhs, GemmOutput<T> const& out);
 
 }  // namespace jaxcc::detail
 

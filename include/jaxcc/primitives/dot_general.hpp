@@ -22,7 +22,7 @@
 #include "jaxcc/core/array.hpp"
 #include "jaxcc/fusion/expr.hpp"
 #include "jaxcc/fusion/operators.hpp"
-#include "jaxcc/kernels/simd_dispatch.hpp"
+#include "jaxcc/kernels/gemm.hpp"
 #include "jaxcc/primitives/bind.hpp"
 #include "jaxcc/primitives/bits/batching.hpp"
 #include "jaxcc/primitives/bits/partitioning.hpp"
@@ -133,37 +133,11 @@ MatrixStack<T> matrix_stack(Array<T> const& x, Axes const& batch_axes, Axes cons
   return matrix_stack(dense, dense_batch, dense_rows, dense_cols);
 }
 
-template <class T, int Order>
-using ConstMatrixMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order> const, Eigen::Unaligned,
-                                  Eigen::OuterStride<>>;
-
-/// `out` (rows × cols, row-major, dense) = lhs · rhs on Eigen: the kernel
-/// the precompiled runtime holds once per SIMD level (kernels/simd_dispatch.hpp).
-template <class T>
-void gemm_kernel(GemmOperand<T> const& lhs, GemmOperand<T> const& rhs, T* out) {
-  Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> result(out, lhs.rows, rhs.cols);
-  auto map = [&]<int Order>(GemmOperand<T> const& m, std::integral_constant<int, Order>) {
-    auto const outer = Order == Eigen::RowMajor ? m.row_stride : m.col_stride;
-    return ConstMatrixMap<T, Order>(m.data, m.rows, m.cols, Eigen::OuterStride<>(outer));
-  };
-  using Row = std::integral_constant<int, Eigen::RowMajor>;
-  using Col = std::integral_constant<int, Eigen::ColMajor>;
-  if (lhs.row_major() && rhs.row_major()) result.noalias() = map(lhs, Row{}) * map(rhs, Row{});
-  else if (lhs.row_major()) result.noalias() = map(lhs, Row{}) * map(rhs, Col{});
-  else if (rhs.row_major()) result.noalias() = map(lhs, Col{}) * map(rhs, Row{});
-  else result.noalias() = map(lhs, Col{}) * map(rhs, Col{});
-}
-
-/// `out` (rows × cols, row-major, dense) = lhs · rhs for one batch; where
-/// the runtime is linked, through its kernel for the chosen SIMD level.
+/// `out` (rows × cols, row-major, dense) = lhs · rhs for one batch.
 template <class T>
 void gemm(MatrixStack<T> const& lhs, MatrixStack<T> const& rhs, std::int64_t batch, T* out) {
-  GemmOperand<T> const a{lhs.matrix(batch), lhs.rows, lhs.cols, lhs.row_stride, lhs.col_stride};
-  GemmOperand<T> const b{rhs.matrix(batch), rhs.rows, rhs.cols, rhs.row_stride, rhs.col_stride};
-#if defined(JAXCC_PRECOMPILED_RUNTIME)
-  if (auto const kernel = dispatched_gemm<T>()) return kernel(a, b, out);
-#endif
-  gemm_kernel(a, b, out);
+  gemm_into<T>({lhs.matrix(batch), lhs.rows, lhs.cols, lhs.row_stride, lhs.col_stride},
+               {rhs.matrix(batch), rhs.rows, rhs.cols, rhs.row_stride, rhs.col_stride}, {out, rhs.cols});
 }
 
 /// Whether `x` is known to be all zeros without reading more than one

@@ -18,8 +18,8 @@
 
 #include "jaxcc/fusion/elementwise.hpp"
 #include "jaxcc/fusion/program.hpp"
+#include "jaxcc/kernels/gemm.hpp"
 #include "jaxcc/kernels/simd_dispatch.hpp"
-#include "jaxcc/primitives/dot_general.hpp"
 #include "jaxcc/runtime/runtime_instances.hpp"
 
 namespace jaxcc::detail {

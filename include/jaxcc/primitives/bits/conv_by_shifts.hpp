@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "jaxcc/core/shape.hpp"
+#include "jaxcc/kernels/gemm.hpp"
 #include "jaxcc/primitives/bits/conv_geometry.hpp"
 #include "jaxcc/primitives/bits/conv_gemm.hpp"
 
@@ -81,12 +82,18 @@ struct ConvByShifts {
     auto const in_batch = g.batch_groups > 1 ? group * g.out_batch + n : n;
     auto const feature0 = g.batch_groups > 1 ? 0 : group * g.in_features;
     T const* x = lhs + in_batch * g.lhs_batch_stride + feature0 * g.lhs_feature_stride;
-    Eigen::Map<ConvMatrix<T> const> w(transposed.data() + group * g.out_features * window * g.in_features,
-                                      g.out_features * window, g.in_features);
-    z.resize(static_cast<std::size_t>(g.out_features * window * positions));
-    Eigen::Map<ConvMatrix<T>> products(z.data(), g.out_features * window, positions);
-    if (in_step == 1) products.noalias() = w * strided_matrix(x, g.in_features, positions, g.lhs_feature_stride);
-    else products.noalias() = w * strided_matrix(x, g.in_features, positions, g.lhs_feature_stride, in_step);
+    T const* w = transposed.data() + group * g.out_features * window * g.in_features;
+    auto const products = g.out_features * window;
+    z.resize(static_cast<std::size_t>(products * positions));
+    if (in_step == 1) {
+      gemm_into<T>({w, products, g.in_features, g.in_features, 1}, {x, g.in_features, positions, g.lhs_feature_stride, 1},
+                   {z.data(), positions});
+    } else {
+      // The input strided both ways: Eigen's own GEMM reads it in place.
+      Eigen::Map<ConvMatrix<T>>(z.data(), products, positions).noalias() =
+          Eigen::Map<ConvMatrix<T> const>(w, products, g.in_features) *
+          strided_matrix(x, g.in_features, positions, g.lhs_feature_stride, in_step);
+    }
     zero_rows(result);
     for (std::int64_t o = 0; o < g.out_features; ++o)
       conv_shift_add(g, z_strides, z.data() + o * window * positions, positions, result.row(o).data());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "jaxcc/core/shape.hpp"
+#include "jaxcc/kernels/gemm.hpp"
 #include "jaxcc/primitives/bits/conv_geometry.hpp"
 #include "jaxcc/primitives/bits/conv_gemm.hpp"
 
@@ -137,20 +138,23 @@ void conv_rows(ConvGeometry const& g, ConvKernels<T> const& kernels, T const* lh
       if (by_window) conv_patches_by_window(g, in, features, patches.data() + b * positions * rows, rows);
       else conv_patches(g, in, features, patches.data() + b * positions, columns);
     }
-    auto const accumulate = [&](auto const& weights, auto const& cols) {
+    T const* w = kernels_of_group + i0 * kernels.in_stride;
+    // The patches: column-major when stored by window, else row-major.
+    GemmOperand<T> const cols = by_window ? GemmOperand<T>{patches.data(), rows, columns, 1, rows}
+                                          : GemmOperand<T>{patches.data(), rows, columns, columns, 1};
+    if (kernels.window_stride == 1) {
+      // The first block overwrites the rows, the others add to them.
+      gemm_into<T>({w, g.out_features, rows, kernels.out_stride, 1}, cols,
+                   {result.data(), result.outerStride(), i0 != begin});
+    } else {
+      // Kernels strided both ways: Eigen's own GEMM reads them in place.
       if (i0 == begin) zero_rows(result);
-      result.noalias() += weights * cols;
-    };
-    auto const with_weights = [&](auto const& cols) {
-      T const* w = kernels_of_group + i0 * kernels.in_stride;
-      // A unit inner stride known at compile time: Eigen's GEMM reads such a map in place.
-      if (kernels.window_stride == 1)
-        accumulate(strided_matrix(w, g.out_features, rows, kernels.out_stride), cols);
+      auto const weights = strided_matrix(w, g.out_features, rows, kernels.out_stride, kernels.window_stride);
+      if (by_window)
+        result.noalias() += weights * Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> const>(patches.data(), rows, columns);
       else
-        accumulate(strided_matrix(w, g.out_features, rows, kernels.out_stride, kernels.window_stride), cols);
-    };
-    if (by_window) with_weights(Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> const>(patches.data(), rows, columns));
-    else with_weights(Eigen::Map<ConvMatrix<T> const>(patches.data(), rows, columns));
+        result.noalias() += weights * Eigen::Map<ConvMatrix<T> const>(patches.data(), rows, columns);
+    }
   }
 }
 
