@@ -7,6 +7,7 @@
 // mapped, jit against eager, derivatives to second order, and the errors.
 #include "catch.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -14,6 +15,8 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include <omp.h>
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/testing/catch.hpp>
@@ -143,15 +146,12 @@ TEST_CASE("conv_general_dilated in double, and on strided views of its operands"
   REQUIRE_THAT(lax::conv(x_view, w_view, {1, 2}, "SAME"), AllClose(expected, 1e-6, 1e-6));
 }
 
-TEST_CASE("conv_general_dilated over many input features: GEMM blocks summed in place equal a direct sum", "[conv]") {
-  // 16 input features over 64 x 64 positions and a 3 x 3 window: im2col
-  // takes 7 features a block (about 1 MiB of patches), so the output's rows
-  // are written by the first block's GEMM and added to by two more. Kernels
-  // read in place (OIHW) and through a transposed view (strided both ways).
-  constexpr std::int64_t n = 2, in = 16, out = 4, size = 64, k = 3;
-  auto const x = lhs_of({n, in, size, size}), w = rhs_of({out, in, k, k});
+/// The SAME convolution of x (n, in, size, size) with w (out, in, k, k),
+/// stride 1, summed directly in double.
+Array<float> direct_conv(Array<float> const& x, Array<float> const& w) {
+  auto const n = x.shape()[0], in = x.shape()[1], size = x.shape()[2], out = w.shape()[0], k = w.shape()[2];
   auto const xs = x.to_vector(), ws = w.to_vector();
-  std::vector<double> expected;
+  std::vector<double> sums;
   for (std::int64_t b = 0; b < n; ++b)
     for (std::int64_t o = 0; o < out; ++o)
       for (std::int64_t r = 0; r < size; ++r)
@@ -160,18 +160,41 @@ TEST_CASE("conv_general_dilated over many input features: GEMM blocks summed in 
           for (std::int64_t i = 0; i < in; ++i)
             for (std::int64_t dr = 0; dr < k; ++dr)
               for (std::int64_t dc = 0; dc < k; ++dc) {
-                auto const sr = r + dr - 1, sc = c + dc - 1;
+                auto const sr = r + dr - k / 2, sc = c + dc - k / 2;
                 if (sr < 0 || sr >= size || sc < 0 || sc >= size) continue;
                 sum += double(xs[std::size_t(((b * in + i) * size + sr) * size + sc)]) *
                        double(ws[std::size_t(((o * in + i) * k + dr) * k + dc)]);
               }
-          expected.push_back(sum);
+          sums.push_back(sum);
         }
-  auto const want = jnp::array<double>(expected, Shape{n, out, size, size}).astype<float>();
-  REQUIRE_THAT(lax::conv(x, w, {1, 1}, "SAME"), AllClose(want, 1e-5, 1e-5));
-  auto const w_view = jnp::transpose(Array<float>(jnp::transpose(w, {3, 2, 1, 0}) * 1.0f), {3, 2, 1, 0});
-  REQUIRE(w_view.strides() != w.strides());
-  REQUIRE_THAT(lax::conv(x, w_view, {1, 1}, "SAME"), AllClose(want, 1e-5, 1e-5));
+  return jnp::array<double>(sums, Shape{n, out, size, size}).astype<float>();
+}
+
+TEST_CASE("conv_general_dilated over many input features: GEMM blocks summed in place equal a direct sum", "[conv]") {
+  // Kernels read in place (OIHW) and through a transposed view (strided
+  // both ways, Eigen's own product), on one thread and on the team.
+  auto const check = [](Shape const& x_shape, Shape const& w_shape) {
+    CAPTURE(x_shape, w_shape);
+    auto const x = lhs_of(x_shape), w = rhs_of(w_shape);
+    auto const want = direct_conv(x, w);
+    auto const w_view = jnp::transpose(Array<float>(jnp::transpose(w, {3, 2, 1, 0}) * 1.0f), {3, 2, 1, 0});
+    REQUIRE(w_view.strides() != w.strides());
+    auto const threads = omp_get_max_threads();
+    for (int t : {1, std::max(threads, 2)}) {
+      CAPTURE(t);
+      omp_set_num_threads(t);
+      CHECK_THAT(lax::conv(x, w, {1, 1}, "SAME"), AllClose(want, 1e-5, 1e-5));
+      CHECK_THAT(lax::conv(x, w_view, {1, 1}, "SAME"), AllClose(want, 1e-5, 1e-5));
+    }
+    omp_set_num_threads(threads);
+  };
+  // im2col: 64 features of 32 x 32 positions and a 3 x 3 window come in
+  // blocks of 28 (about 1 MiB of patches); the first block's GEMM writes
+  // the output's rows, the next add to them (on two threads, the second
+  // thread's share is two blocks).
+  check({1, 64, 32, 32}, {64, 64, 3, 3});
+  // Fewer output than input features: the products, then shift and add.
+  check({2, 16, 24, 24}, {4, 16, 3, 3});
 }
 
 TEST_CASE("conv_general_dilated under vmap: either operand or both mapped, with groups", "[conv][vmap]") {
