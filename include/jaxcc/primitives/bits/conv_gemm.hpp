@@ -19,13 +19,9 @@ namespace jaxcc::detail {
 template <class T>
 using ConvMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// A row-major matrix read in place: rows `row_stride` apart, elements
-/// contiguous, or `column_stride` apart.
-template <class T>
-auto strided_matrix(T const* data, std::int64_t rows, std::int64_t columns, std::int64_t row_stride) {
-  return Eigen::Map<ConvMatrix<T> const, Eigen::Unaligned, Eigen::OuterStride<>>(data, rows, columns,
-                                                                                 Eigen::OuterStride<>(row_stride));
-}
+/// A matrix read in place, rows `row_stride` and elements `column_stride`
+/// apart (for operands strided both ways, which kernels/gemm.hpp's GEMM
+/// does not read).
 template <class T>
 auto strided_matrix(T const* data, std::int64_t rows, std::int64_t columns, std::int64_t row_stride,
                     std::int64_t column_stride) {
