@@ -171,20 +171,26 @@ Array<float> direct_conv(Array<float> const& x, Array<float> const& w) {
 }
 
 TEST_CASE("conv_general_dilated over many input features: GEMM blocks summed in place equal a direct sum", "[conv]") {
-  // Kernels read in place (OIHW) and through a transposed view (strided
-  // both ways, Eigen's own product), on one thread and on the team.
+  // Kernels read in place (OIHW) and through a transposed view (copied to
+  // OIHW first); the layout Flax uses, NHWC input and output with HWIO
+  // kernels (the input copied to NCHW first, the output's features written
+  // innermost); on one thread and on the team.
   auto const check = [](Shape const& x_shape, Shape const& w_shape) {
     CAPTURE(x_shape, w_shape);
     auto const x = lhs_of(x_shape), w = rhs_of(w_shape);
     auto const want = direct_conv(x, w);
     auto const w_view = jnp::transpose(Array<float>(jnp::transpose(w, {3, 2, 1, 0}) * 1.0f), {3, 2, 1, 0});
     REQUIRE(w_view.strides() != w.strides());
+    Array<float> const x_nhwc = jnp::transpose(x, {0, 2, 3, 1}) * 1.0f;
+    Array<float> const w_hwio = jnp::transpose(w, {2, 3, 1, 0}) * 1.0f;
     auto const threads = omp_get_max_threads();
     for (int t : {1, std::max(threads, 2)}) {
       CAPTURE(t);
       omp_set_num_threads(t);
       CHECK_THAT(lax::conv(x, w, {1, 1}, "SAME"), AllClose(want, 1e-5, 1e-5));
       CHECK_THAT(lax::conv(x, w_view, {1, 1}, "SAME"), AllClose(want, 1e-5, 1e-5));
+      auto const out_nhwc = lax::conv_general_dilated(x_nhwc, w_hwio, {1, 1}, "SAME", {}, {}, {"NHWC", "HWIO", "NHWC"});
+      CHECK_THAT(jnp::transpose(out_nhwc, {0, 3, 1, 2}), AllClose(want, 1e-5, 1e-5));
     }
     omp_set_num_threads(threads);
   };

@@ -49,6 +49,9 @@ struct GemmOperand {
   T const* data;
   std::int64_t rows, cols, row_stride, col_stride;
   bool row_major() const noexcept { return cols <= 1 || col_stride == 1; }
+  bool col_major() const noexcept { return rows <= 1 || row_stride == 1; }
+  /// Whether the GEMM reads it (else it is strided both ways).
+  bool unit_strided() const noexcept { return row_major() || col_major(); }
 };
 
 /// The result of a dispatched GEMM: a row-major matrix, rows `row_stride`

@@ -410,6 +410,25 @@ ConvGeometry conv_geometry(primitives::conv_general_dilated_p::Params const& p, 
   return g;
 }
 
+/// The input as the kernels read it: as it is where its positions are one
+/// unit-stride run, else (NHWC) a dense copy in (batch, feature, positions)
+/// order, with `g`'s input strides set to it: one pass over the input,
+/// where patches and shifted products would gather each element with a
+/// stride.
+template <Element T>
+Array<T> conv_input_in_runs(ConvGeometry& g, Array<T> const& lhs, Axes const& lhs_spec) {
+  if (flat_stride(g.in, g.lhs_spatial) == 1) return lhs;
+  auto const dense = contiguous(lax::transpose(lhs, lhs_spec));
+  std::int64_t step = 1;
+  for (auto d = g.in.size(); d-- > 0;) {
+    g.lhs_spatial[d] = step;
+    step *= g.in[d];
+  }
+  g.lhs_feature_stride = step;
+  g.lhs_batch_stride = step * lhs.shape()[static_cast<std::size_t>(lhs_spec[1])];
+  return dense;
+}
+
 }  // namespace jaxcc::detail
 
 namespace jaxcc::primitives {
@@ -420,15 +439,16 @@ Array<T> conv_general_dilated_p::impl(Params const& p, Shape out_shape, Array<T>
   auto const& out = allocated.first;
   T* const dst = allocated.second;
   if (out.size() == 0) return out;
-  auto const g = detail::conv_geometry(p, lhs, rhs, out.shape(), out.strides());
+  auto g = detail::conv_geometry(p, lhs, rhs, out.shape(), out.strides());
   if (g.in_features == 0 || g.window_size() == 0) {
     std::fill(dst, dst + out.size(), T{0});
     return out;
   }
+  auto const input = detail::conv_input_in_runs(g, lhs, p.dimension_numbers.lhs_spec);
   detail::ConvKernels<T> const kernels(g, rhs, p.dimension_numbers.rhs_spec, detail::conv_feature_block<T>(g));
   detail::ConvTarget<T> const target(g, dst);
-  if (auto const shifts = detail::ConvByShifts<T>::planned(g, kernels)) shifts->convolve(g, lhs.data(), target);
-  else detail::conv_by_im2col(g, kernels, lhs.data(), target);
+  if (auto const shifts = detail::ConvByShifts<T>::planned(g, kernels)) shifts->convolve(g, input.data(), target);
+  else detail::conv_by_im2col(g, kernels, input.data(), target);
   return out;
 }
 

@@ -85,9 +85,9 @@ struct ConvByShifts {
     T const* w = transposed.data() + group * g.out_features * window * g.in_features;
     auto const products = g.out_features * window;
     z.resize(static_cast<std::size_t>(products * positions));
-    if (in_step == 1) {
-      gemm_into<T>({w, products, g.in_features, g.in_features, 1}, {x, g.in_features, positions, g.lhs_feature_stride, 1},
-                   {z.data(), positions});
+    GemmOperand<T> const input{x, g.in_features, positions, g.lhs_feature_stride, in_step};
+    if (input.unit_strided()) {
+      gemm_into<T>({w, products, g.in_features, g.in_features, 1}, input, {z.data(), positions});
     } else {
       // The input strided both ways: Eigen's own GEMM reads it in place.
       Eigen::Map<ConvMatrix<T>>(z.data(), products, positions).noalias() =

@@ -31,17 +31,26 @@ auto strided_matrix(T const* data, std::int64_t rows, std::int64_t columns, std:
 
 /// The kernels as GEMM operands: for a block of input features, an
 /// (out_features × features·window) matrix with uniform strides, read in
-/// place when the rhs's layout allows, else from a dense copy.
+/// place when its features and window merge into one run (the default
+/// OIHW), else from a dense copy in that order, unless the window is longer
+/// than the output. Read in place, such kernels (HWIO) make a GEMM per
+/// input feature over the window alone, each adding into the whole output:
+/// that costs a pass over the output per feature, the copy one pass over
+/// the kernels, so the copy wins where the window is the shorter (a 3x3
+/// convolution's kernels), and not where it is the longer (the cotangent a
+/// weight gradient reads as its kernels).
 template <class T>
 struct ConvKernels {
   T const* data;
   std::int64_t out_stride, in_stride, window_stride;
-  std::int64_t block;  // input features per GEMM: 1 when in_stride breaks the flat run
+  std::int64_t block;  // input features per GEMM: 1 when read in place without merging
   Array<T> owner;      // the dense copy, when one was made
 
   ConvKernels(ConvGeometry const& g, Array<T> const& rhs, Axes const& rhs_spec, std::int64_t block_limit) {
     auto const window_step = flat_stride(g.window, g.rhs_spatial);
-    if (window_step) {
+    bool const merges = window_step && (g.in_features == 1 || g.rhs_in_stride == g.window_size() * *window_step);
+    bool const in_place = window_step && (merges || g.window_size() >= g.out_size());
+    if (in_place) {
       data = rhs.data();
       out_stride = g.rhs_out_stride;
       in_stride = g.rhs_in_stride;
@@ -55,8 +64,12 @@ struct ConvKernels {
       in_stride = g.window_size();
       out_stride = g.in_features * in_stride;
     }
-    bool const merges = g.in_features == 1 || in_stride == g.window_size() * window_stride;
-    block = merges ? std::clamp<std::int64_t>(block_limit, 1, g.in_features) : 1;
+    block = in_place && !merges ? 1 : std::clamp<std::int64_t>(block_limit, 1, g.in_features);
+  }
+
+  /// The kernels of input features [i0, i0 + features) as a GEMM operand.
+  GemmOperand<T> operand(T const* first, std::int64_t out_features, std::int64_t features, std::int64_t window) const {
+    return {first, out_features, features * window, out_stride, window_stride};
   }
 };
 
@@ -103,11 +116,20 @@ struct ConvTarget {
       for (std::size_t d = 0; d < s.size(); ++d) offset += s[d] * g.out_spatial[d];
       offsets.push_back(offset);
     } while (next_index(s, g.out));
+    // Features innermost (NHWC): each position's features are written as
+    // one run (their rows' lines stay in cache from one position to the next).
+    bool const features_inner = g.out_feature_stride == 1;
     for (std::int64_t b = 0; b < count; ++b) {
       T* dst = rows_of(n + b, group);
-      for (std::int64_t o = 0; o < g.out_features; ++o) {
-        T const* src = scratch.data() + o * columns + b * g.out_size();
-        for (std::size_t c = 0; c < offsets.size(); ++c) dst[o * g.out_feature_stride + offsets[c]] = src[c];
+      T const* src = scratch.data() + b * g.out_size();
+      if (features_inner) {
+        for (std::size_t c = 0; c < offsets.size(); ++c)
+          for (std::int64_t o = 0; o < g.out_features; ++o)
+            dst[offsets[c] + o] = src[o * columns + static_cast<std::int64_t>(c)];
+      } else {
+        for (std::int64_t o = 0; o < g.out_features; ++o)
+          for (std::size_t c = 0; c < offsets.size(); ++c)
+            dst[o * g.out_feature_stride + offsets[c]] = src[o * columns + static_cast<std::int64_t>(c)];
       }
     }
   }

@@ -138,18 +138,17 @@ void conv_rows(ConvGeometry const& g, ConvKernels<T> const& kernels, T const* lh
       if (by_window) conv_patches_by_window(g, in, features, patches.data() + b * positions * rows, rows);
       else conv_patches(g, in, features, patches.data() + b * positions, columns);
     }
-    T const* w = kernels_of_group + i0 * kernels.in_stride;
+    auto const w = kernels.operand(kernels_of_group + i0 * kernels.in_stride, g.out_features, features, window);
     // The patches: column-major when stored by window, else row-major.
     GemmOperand<T> const cols = by_window ? GemmOperand<T>{patches.data(), rows, columns, 1, rows}
                                           : GemmOperand<T>{patches.data(), rows, columns, columns, 1};
-    if (kernels.window_stride == 1) {
+    if (w.unit_strided()) {
       // The first block overwrites the rows, the others add to them.
-      gemm_into<T>({w, g.out_features, rows, kernels.out_stride, 1}, cols,
-                   {result.data(), result.outerStride(), i0 != begin});
+      gemm_into<T>(w, cols, {result.data(), result.outerStride(), i0 != begin});
     } else {
       // Kernels strided both ways: Eigen's own GEMM reads them in place.
       if (i0 == begin) zero_rows(result);
-      auto const weights = strided_matrix(w, g.out_features, rows, kernels.out_stride, kernels.window_stride);
+      auto const weights = strided_matrix(w.data, w.rows, w.cols, w.row_stride, w.col_stride);
       if (by_window)
         result.noalias() += weights * Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> const>(patches.data(), rows, columns);
       else
