@@ -2,7 +2,8 @@
 // every level the runtime holds that this CPU runs, the dispatched kernels —
 // fused programs' rows under jit and grad, the float GEMM — against results
 // computed here element by element; the level's query, JAXCC_SIMD, and the
-// test setter's errors. From the headers alone: the compile-time level.
+// test setter's errors; a file below the runtime's level running its regions
+// on the runtime's rows. From the headers alone: the compile-time level.
 #include "catch.hpp"
 
 #include <jaxcc/jaxcc.hpp>
@@ -211,6 +212,39 @@ TEST_CASE("each level runs kernels of its own") {
       CHECK(gemms[a] != gemms[b]);
     }
   }
+}
+
+// A file compiled for a lower level than the runtime's kernels run at (the
+// sanitizer build's x86-64-v2 against this CPU's best): its fused regions,
+// eager and under jit, run on the runtime's rows at that level, not on
+// loops compiled here. sin(a) * 2 + b rounds once outside sin (the product
+// is exact, so fused or not it is the same), so the region's result is, bit
+// for bit, the level's own sin row's followed by that sum.
+TEST_CASE("a file below the runtime's level runs its regions on the runtime's rows") {
+  auto const start = jaxcc::runtime_simd_level();
+  auto const here = jaxcc::detail::simd_level_rank(jaxcc::detail::compile_time_simd_level());
+  auto const xs = uniform<float>(n, -30.0f, 30.0f, 7), ys = uniform<float>(n, -1.0f, 1.0f, 8);
+  auto const a = jnp::array(xs, Shape{n}), b = jnp::array(ys, Shape{n});
+  auto const region = [](Array<float> const& x, Array<float> const& y) { return Array<float>(jnp::sin(x) * 2.0f + y); };
+  auto const jitted = jaxcc::jit(region);
+  int above = 0;
+  for (auto const level : jaxcc::runtime_simd_levels()) {
+    if (jaxcc::detail::simd_level_rank(level) <= here) continue;
+    ++above;
+    INFO("file at " << jaxcc::detail::compile_time_simd_level() << ", runtime at " << level);
+    jaxcc::detail::set_simd_level(level);
+    auto const sin_row = jaxcc::fusion::dispatched_op_row<jaxcc::primitives::sin_p, float>.load();
+    REQUIRE(sin_row != nullptr);
+    std::vector<float> expected(xs.size());
+    void const* operands[] = {xs.data()};
+    std::int64_t const steps[] = {1};
+    sin_row(operands, steps, expected.data(), n);
+    for (std::size_t i = 0; i < xs.size(); ++i) expected[i] = expected[i] * 2.0f + ys[i];
+    CHECK(region(a, b).to_vector() == expected);
+    CHECK(jitted(a, b).to_vector() == expected);
+  }
+  jaxcc::detail::set_simd_level(start);
+  if (above == 0) SUCCEED("no level of the runtime is above this file's (" << jaxcc::detail::compile_time_simd_level() << ")");
 }
 
 TEST_CASE("set_simd_level refuses a level the runtime does not hold") {

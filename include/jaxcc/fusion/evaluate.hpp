@@ -1,7 +1,10 @@
 // Turning a fused region into an Array: one loop when its leaves are
-// concrete (fusion/loop.hpp); one recorded equation when a leaf is traced
-// (fusion/fused_primitive.hpp).
+// concrete (fusion/loop.hpp), or its program on the runtime's rows where
+// those outrun the loop (a file compiled below the runtime's SIMD level);
+// one recorded equation when a leaf is traced (fusion/fused_primitive.hpp).
 #pragma once
+
+#include <vector>
 
 #include "jaxcc/fusion/fused_primitive.hpp"
 #include "jaxcc/fusion/loop.hpp"
@@ -9,15 +12,22 @@
 namespace jaxcc::fusion {
 
 // fused_primitive.hpp may be mid-way through its own includes when this
-// header is reached through them; Region is needed only where this
-// template is instantiated.
+// header is reached through them; Region and outranked_where_compiled are
+// needed only where this template is instantiated.
 template <class E>
 struct Region;
+template <class E>
+bool outranked_where_compiled();
 
 template <class Op, class... Args>
 Expr<Op, Args...>::operator Array<value_type>() const {
-  if (!any_leaf_traced(*this) && !any_leaf_sharded(*this)) return evaluate_concrete(*this);
-  return Region<Expr>::apply(*this);
+  if (any_leaf_traced(*this) || any_leaf_sharded(*this)) return Region<Expr>::apply(*this);
+  if (outranked_where_compiled<Expr>()) {
+    std::vector<AnyArray> leaves;
+    for_each_leaf(*this, [&](auto const& leaf) { leaves.emplace_back(leaf); });
+    return run_program(program_of(*this), leaves, this->shape()).template as<value_type>();
+  }
+  return evaluate_concrete(*this);
 }
 
 }  // namespace jaxcc::fusion

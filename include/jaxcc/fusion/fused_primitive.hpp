@@ -77,6 +77,32 @@ bool any_leaf_sharded(E const& e) {
   return sharded;
 }
 
+/// Whether a region is one op on arrays and scalars: then it runs the op's
+/// row kernel (op_row), the one fused programs run, which the precompiled
+/// runtime holds per SIMD level; a region the runtime holds (each op alone)
+/// then computes at the level, and to the bit, of jit's programs, not at
+/// the runtime's baseline.
+template <class L>
+inline constexpr bool is_operand_leaf = false;
+template <class T>
+inline constexpr bool is_operand_leaf<Array<T>> = true;
+template <class T>
+inline constexpr bool is_operand_leaf<ScalarLeaf<T>> = true;
+template <class E>
+inline constexpr bool is_one_op_region = false;
+template <class Op, class... L>
+inline constexpr bool is_one_op_region<Expr<Op, L...>> = (is_operand_leaf<L> && ...);
+
+/// Whether the runtime's kernels run at a higher SIMD level than the file
+/// that instantiates this is compiled for (a constant of that file's, hence
+/// the template): then a region's loops compiled there run slower than its
+/// program on the runtime's rows.
+template <class E>
+bool outranked_where_compiled() {
+  constexpr auto level = jaxcc::detail::compile_time_simd_level();
+  return jaxcc::detail::runtime_outranks(level);
+}
+
 /// A region with a traced leaf, or a leaf laid out on a mesh: recorded as
 /// ONE equation whose operands are the region's leaves, a ProgramPrimitive
 /// of the region's program run by the region's own loops (or run on the
@@ -99,25 +125,11 @@ JAXCC_RUNTIME_INLINE Array<typename E::value_type> Region<E>::apply(E const& e) 
   // The copy of e held through a plain deleter: one shared_ptr control
   // block type for every region (make_shared would compile one per E).
   auto compiled = std::make_shared<CompiledRegion const>(
-      CompiledRegion{std::shared_ptr<void const>(static_cast<void const*>(new E(e)), &destroy), &row, &evaluate});
+      CompiledRegion{std::shared_ptr<void const>(static_cast<void const*>(new E(e)), &destroy), &row, &evaluate,
+                     // a region of one op runs its op's row, the runtime's, already
+                     !is_one_op_region<E> && outranked_where_compiled<E>()});
   return apply_program(std::make_shared<Program const>(program_of(e)), std::move(leaves), std::move(compiled)).template as<R>();
 }
-
-/// Whether a region is one op on arrays and scalars: then it runs the op's
-/// row kernel (op_row), the one fused programs run, which the precompiled
-/// runtime holds per SIMD level; a region the runtime holds (each op alone)
-/// then computes at the level, and to the bit, of jit's programs, not at
-/// the runtime's baseline.
-template <class L>
-inline constexpr bool is_operand_leaf = false;
-template <class T>
-inline constexpr bool is_operand_leaf<Array<T>> = true;
-template <class T>
-inline constexpr bool is_operand_leaf<ScalarLeaf<T>> = true;
-template <class E>
-inline constexpr bool is_one_op_region = false;
-template <class Op, class... L>
-inline constexpr bool is_one_op_region<Expr<Op, L...>> = (is_operand_leaf<L> && ...);
 
 /// Results [lo, hi) of a one-op region by its op's row kernel: each array
 /// leaf as `s` reads it, each scalar as a broadcast operand (step 0).

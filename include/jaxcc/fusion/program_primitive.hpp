@@ -42,6 +42,10 @@ struct CompiledRegion {
               std::span<std::uint32_t const> operands, void* out, std::int64_t count);
   /// The region on concrete leaves.
   AnyArray (*evaluate)(void const* region, std::span<AnyArray const> leaves);
+  /// Compiled for a lower SIMD level than the runtime's kernels run at: the
+  /// interpreter, on the runtime's rows, runs it faster than these loops.
+  bool outranked = false;
+  bool runs_own_loops() const noexcept { return !outranked; }
 };
 
 // What follows is written once, for every program, but as templates with a
@@ -371,9 +375,10 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
     return o && *o->program_ == *program_;
   }
   bool is_elementwise() const override { return true; }
-  /// A region's row kernel, or the interpreter's on this program.
+  /// A region's row kernel, or the interpreter's on this program (and on an
+  /// outranked region's).
   RowKernel row_kernel() const override {
-    if (region_) return {region_->row, region_->region.get()};
+    if (region_ && region_->runs_own_loops()) return {region_->row, region_->region.get()};
     return {&interpret_row, this};
   }
   void print(graph::JaxprSink& w, std::span<std::string const> inputs,
@@ -445,7 +450,7 @@ AnyArray apply_program(std::shared_ptr<Program const> program, std::vector<AnyAr
     return apply_sharded(primitive(), inputs);
   };
   auto const run = [&] {
-    if (region) return region->evaluate(region->region.get(), inputs);
+    if (region && region->runs_own_loops()) return region->evaluate(region->region.get(), inputs);
     return run_program(*program, inputs, shape);
   };
   return graph::bind_to(graph::target_of_arrays(inputs), record, partition, run);

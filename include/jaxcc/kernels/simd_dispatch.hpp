@@ -41,6 +41,15 @@ constexpr std::string_view compile_time_simd_level() {
 #endif
 }
 
+/// A level's place in jaxcc's order of x86-64 levels (sse2 lowest), or -1
+/// for the other architectures' levels, which nothing outranks.
+constexpr int simd_level_rank(std::string_view level) {
+  constexpr std::string_view x86_levels[] = {"sse2", "sse4.2", "avx2", "avx512"};
+  for (int k = 0; k < 4; ++k)
+    if (x86_levels[k] == level) return k;
+  return -1;
+}
+
 /// One operand of a dispatched GEMM: a rows × cols matrix, element (i, j)
 /// at data[i * row_stride + j * col_stride]: row-major (col_stride 1) or
 /// column-major (row_stride 1).
@@ -93,6 +102,16 @@ inline std::atomic<bool> simd_dispatch_resolved{false};
 inline void ensure_simd_dispatch() {
   if (!simd_dispatch_resolved.load(std::memory_order_acquire)) resolve_simd_dispatch();
 }
+/// simd_level_rank of the level the runtime's kernels run at.
+inline std::atomic<int> dispatched_simd_rank{-1};
+/// Whether the runtime's kernels run at a higher level than `file_level`,
+/// the calling file's compile_time_simd_level(): then that file's fused
+/// regions run faster as programs on the runtime's rows than on the loops
+/// compiled in the file (fusion/evaluate.hpp).
+inline bool runtime_outranks(std::string_view file_level) {
+  ensure_simd_dispatch();
+  return dispatched_simd_rank.load(std::memory_order_relaxed) > simd_level_rank(file_level);
+}
 /// The chosen level's GEMM (null: the caller's own).
 inline std::atomic<GemmKernel<float>> dispatched_gemm_f32{nullptr};
 inline std::atomic<GemmKernel<double>> dispatched_gemm_f64{nullptr};
@@ -113,5 +132,10 @@ namespace jaxcc {
 inline std::string_view runtime_simd_level() { return detail::compile_time_simd_level(); }
 inline std::vector<std::string_view> runtime_simd_levels() { return {detail::compile_time_simd_level()}; }
 }  // namespace jaxcc
+
+namespace jaxcc::detail {
+/// From the headers alone every kernel runs at the file's level.
+inline bool runtime_outranks(std::string_view) { return false; }
+}  // namespace jaxcc::detail
 
 #endif

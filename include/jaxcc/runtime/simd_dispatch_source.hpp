@@ -137,6 +137,7 @@ inline void use_simd_level(SimdState& state, std::string_view level) {
     }
   }
   state.level = name;
+  dispatched_simd_rank.store(simd_level_rank(name), std::memory_order_relaxed);
   install_simd_table(table);
   simd_dispatch_resolved.store(true, std::memory_order_release);
 }
