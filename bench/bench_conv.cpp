@@ -2,7 +2,9 @@
 // lax::conv forward, and forward plus backward (the value and both
 // gradients of sum(conv(x, w) * c)) eager and under jit, beside a
 // hand-written im2col + Eigen GEMM doing the same work on the same data,
-// over the same OpenMP threads. JAX's figure: bench/conv_jax.py.
+// over the same OpenMP threads; and the same convolution in the layout Flax
+// uses (NHWC input and output, HWIO kernels) beside it in NCHW. JAX's
+// figures: bench/conv_jax.py.
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
@@ -163,6 +165,47 @@ void BM_jaxcc_jit_conv_forward_backward(benchmark::State& state) {
   }
 }
 
+/// The problem in Flax's layout: x and c NHWC, w HWIO (the same values).
+struct FlaxProblem {
+  Problem p;
+  Array<float> x = jaxcc::detail::contiguous(jnp::transpose(p.x, {0, 2, 3, 1}));
+  Array<float> w = jaxcc::detail::contiguous(jnp::transpose(p.w, {2, 3, 1, 0}));
+  Array<float> c = jaxcc::detail::contiguous(jnp::transpose(p.c, {0, 2, 3, 1}));
+};
+lax::ConvSpecs const flax_layout("NHWC", "HWIO", "NHWC");
+
+auto const flax_loss = [](Array<float> const& x, Array<float> const& w, Array<float> const& c) {
+  return jnp::sum(lax::conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, flax_layout) * c);
+};
+
+void BM_jaxcc_conv_forward_nhwc(benchmark::State& state) {
+  FlaxProblem f;
+  for (auto _ : state) {
+    auto y = lax::conv_general_dilated(f.x, f.w, {1, 1}, "SAME", {}, {}, flax_layout);
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
+void BM_jaxcc_jit_conv_forward_backward_nhwc(benchmark::State& state) {
+  FlaxProblem f;
+  auto const step = jaxcc::jit(jaxcc::value_and_grad(flax_loss, jaxcc::argnums<0, 1>));
+  {
+    // The same loss and gradients (transposed) as the NCHW step's.
+    auto const [value, grads] = step(f.x, f.w, f.c);
+    auto const [nchw_value, nchw_grads] = jaxcc::value_and_grad(loss, jaxcc::argnums<0, 1>)(f.p.x, f.p.w, f.p.c);
+    bool const same = jaxcc::testing::allclose(value, nchw_value, 1e-4, 1e-3) &&
+                      jaxcc::testing::allclose(jnp::transpose(std::get<0>(grads), {0, 3, 1, 2}),
+                                               std::get<0>(nchw_grads), 1e-4, 1e-3) &&
+                      jaxcc::testing::allclose(jnp::transpose(std::get<1>(grads), {3, 2, 0, 1}),
+                                               std::get<1>(nchw_grads), 1e-4, 1e-3);
+    if (!same) state.SkipWithError("the NHWC gradients differ from the NCHW ones");
+  }
+  for (auto _ : state) {
+    auto out = step(f.x, f.w, f.c);
+    benchmark::DoNotOptimize(std::get<0>(out.second).data());
+  }
+}
+
 void BM_handwritten_conv_forward_backward(benchmark::State& state) {
   Problem p;
   std::vector<float> y(static_cast<std::size_t>(batch * out_channels * pixels));
@@ -189,4 +232,6 @@ BENCHMARK(BM_handwritten_conv_forward)->Unit(benchmark::kMillisecond)->UseRealTi
 BENCHMARK(BM_jaxcc_conv_forward_backward)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_jaxcc_jit_conv_forward_backward)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_handwritten_conv_forward_backward)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_jaxcc_conv_forward_nhwc)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_jaxcc_jit_conv_forward_backward_nhwc)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_MAIN();
