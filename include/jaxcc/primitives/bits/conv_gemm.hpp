@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jaxcc/core/array.hpp"
+#include "jaxcc/kernels/simd_dispatch.hpp"
 #include "jaxcc/primitives/bits/conv_geometry.hpp"
 #include "jaxcc/primitives/transpose.hpp"
 
