@@ -12,21 +12,20 @@
 namespace jaxcc::fusion {
 
 // fused_primitive.hpp may be mid-way through its own includes when this
-// header is reached through them; Region and outranked_where_compiled are
-// needed only where this template is instantiated.
+// header is reached through them; Region, outranked_where_compiled and
+// region_leaves are needed only where this template is instantiated.
 template <class E>
 struct Region;
 template <class E>
 bool outranked_where_compiled();
+template <class E>
+std::vector<AnyArray> region_leaves(E const& e);
 
 template <class Op, class... Args>
 Expr<Op, Args...>::operator Array<value_type>() const {
   if (any_leaf_traced(*this) || any_leaf_sharded(*this)) return Region<Expr>::apply(*this);
-  if (outranked_where_compiled<Expr>()) {
-    std::vector<AnyArray> leaves;
-    for_each_leaf(*this, [&](auto const& leaf) { leaves.emplace_back(leaf); });
-    return run_program(program_of(*this), leaves, this->shape()).template as<value_type>();
-  }
+  if (outranked_where_compiled<Expr>())
+    return run_program(program_of(*this), region_leaves(*this), this->shape()).template as<value_type>();
   return evaluate_concrete(*this);
 }
 

@@ -77,6 +77,14 @@ bool any_leaf_sharded(E const& e) {
   return sharded;
 }
 
+/// The region's array leaves, depth first, as the operands of its program.
+template <class E>
+std::vector<AnyArray> region_leaves(E const& e) {
+  std::vector<AnyArray> leaves;
+  for_each_leaf(e, [&](auto const& leaf) { leaves.emplace_back(leaf); });
+  return leaves;
+}
+
 /// Whether a region is one op on arrays and scalars: then it runs the op's
 /// row kernel (op_row), the one fused programs run, which the precompiled
 /// runtime holds per SIMD level; a region the runtime holds (each op alone)
@@ -120,8 +128,7 @@ struct Region {
 
 template <class E>
 JAXCC_RUNTIME_INLINE Array<typename E::value_type> Region<E>::apply(E const& e) {
-  std::vector<AnyArray> leaves;
-  for_each_leaf(e, [&](auto const& leaf) { leaves.emplace_back(leaf); });
+  auto leaves = region_leaves(e);
   // The copy of e held through a plain deleter: one shared_ptr control
   // block type for every region (make_shared would compile one per E).
   auto compiled = std::make_shared<CompiledRegion const>(

@@ -10,7 +10,9 @@
 // copies through pointers the runtime fills (runtime/simd_dispatch.hpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -45,8 +47,8 @@ constexpr std::string_view compile_time_simd_level() {
 /// for the other architectures' levels, which nothing outranks.
 constexpr int simd_level_rank(std::string_view level) {
   constexpr std::string_view x86_levels[] = {"sse2", "sse4.2", "avx2", "avx512"};
-  for (int k = 0; k < 4; ++k)
-    if (x86_levels[k] == level) return k;
+  for (std::size_t k = 0; k < std::size(x86_levels); ++k)
+    if (x86_levels[k] == level) return static_cast<int>(k);
   return -1;
 }
 
