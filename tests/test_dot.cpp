@@ -59,6 +59,30 @@ TEST_CASE("lax::dot and lax::batch_matmul: derivatives, vmap, jit", "[dot][grad]
                                                       jaxcc_test::smooth({3, 2, 4, 2}, 0.5)));
 }
 
+TEST_CASE("dot_general's cotangents come out in their operand's order", "[dot][grad]") {
+  // JAX's transpose rule makes an operand's cotangent as g·y (or y·g)
+  // contracted over the other's free dims, then transposes it into the
+  // operand's order; where the operand's contracting dims come before its
+  // free ones (a weight's rows), the product the other way round is already
+  // in that order, and whatever reads the cotangent (an SGD update, the next
+  // GEMM) reads it dense. check_grads above checks the values.
+  using F = Array<float>;
+  F const x = jaxcc_test::smooth({6, 4}).astype<float>(), w = jaxcc_test::smooth({4, 3}, 0.3).astype<float>();
+  auto const loss = [](F const& x, F const& w) { return F(jnp::sum(jnp::tanh(jnp::matmul(x, w)))); };
+  // (Before, w's cotangent was dot_general(g, x) of shape (3, 4) and a
+  // transpose by (1, 0).)
+  auto const of_w = to_string(jaxcc::make_jaxpr(jaxcc::grad(loss, jaxcc::argnums<1>))(x, w));
+  CHECK(jaxcc_test::count(of_w, "transpose") == 0);
+  CHECK(jaxcc_test::count(of_w, "f32[4,3] = dot_general[dimension_numbers=(([0], [0]), ([], []))]") == 1);
+  // The input's cotangent g·wᵀ is in its order already (its transpose by
+  // (0, 1) is JAX's too, and jit drops it); batched, the batch dims lead
+  // both ways.
+  CHECK(jaxcc_test::count(to_string(jaxcc::make_jaxpr(jaxcc::grad(loss))(x, w)), "transpose[permutation=(1, 0)]") == 0);
+  auto const batched = [](F const& x, F const& w) { return F(jnp::sum(jnp::tanh(lax::batch_matmul(x, w)))); };
+  F const xs = jaxcc_test::smooth({2, 5, 4}).astype<float>(), ws = jaxcc_test::smooth({2, 4, 3}, 0.7).astype<float>();
+  CHECK(jaxcc_test::count(to_string(jaxcc::make_jaxpr(jaxcc::grad(batched, jaxcc::argnums<1>))(xs, ws)), "transpose") == 0);
+}
+
 TEST_CASE("lax::dot and lax::batch_matmul: errors", "[dot][errors]") {
   CHECK(message_of([] { lax::dot(jnp::ones<float>({2, 3}), jnp::ones<float>({2})); }) ==
         "jax.lax.dot: dimension_numbers must be specified when not performing simple un-batched matrix-matrix, "

@@ -408,6 +408,18 @@ struct dot_general_p {
   }
 
  private:
+  /// Whether x's axes are its batch dims, then its contracting dims in the
+  /// order y's come out of a product (`by_y`), then its free dims: the
+  /// order of y · g.
+  static bool swapped_is_identity(Axes const& x_batch, Axes const& x_kept, Axes const& x_contract, Axes const& by_y) {
+    Axes order = x_batch;
+    for (auto i : by_y) order.push_back(x_contract[static_cast<std::size_t>(i)]);
+    order.insert(order.end(), x_kept.begin(), x_kept.end());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      if (order[i] != static_cast<std::int64_t>(i)) return false;
+    return true;
+  }
+
   /// The cotangent of operand x of a product with y, given the output's
   /// cotangent g: g contracted with y over y's free dims, batched over the
   /// batch dims, leaves x's batch, free and contracting dims (the latter in
@@ -439,6 +451,17 @@ struct dot_general_p {
     for (std::size_t i = 0; i < unsorted.size(); ++i) {
       out_axes[static_cast<std::size_t>(unsorted[i])] = static_cast<std::int64_t>(i);
       identity = identity && unsorted[i] == static_cast<std::int64_t>(i);
+    }
+    // Where x's contracting dims precede its free dims, y · g comes out in
+    // x's order: the product then needs no transpose, and whatever reads the
+    // cotangent (an SGD update, a GEMM) reads it in order.
+    if (!identity && swapped_is_identity(x_batch, x_kept, x_contract, by_y)) {
+      Params swapped_dims;
+      swapped_dims.lhs_contracting = y_kept;
+      swapped_dims.lhs_batch = y_batch;
+      swapped_dims.rhs_contracting = dims.lhs_contracting;
+      swapped_dims.rhs_batch = dims.lhs_batch;
+      return detail::bind<dot_general_p>(swapped_dims, y, g);
     }
     auto const product = detail::bind<dot_general_p>(dims, g, y);
     // As lax.transpose: an identity permutation of a concrete array is a no-op.
