@@ -100,12 +100,18 @@ inline std::byte const* first_element(ArrayImpl const& impl, std::size_t item_by
 
 /// A strided copy of elements of Size bytes, from `in` walked by `strides`
 /// to `out` walked by `out_strides` (a memcpy of a constant size is one move:
-/// no element type is needed, so five copies serve every dtype).
+/// no element type is needed, so five copies serve every dtype). A row
+/// dense on both sides (a broadcast row repeated down a matrix) is one
+/// memcpy.
 template <std::size_t Size>
 void copy_strided(std::byte const* in, Shape const& shape, Strides const& strides, std::byte* out,
                   Strides const& out_strides) {
   auto layout = merge_dimensions<2>(shape, {strides, out_strides});
   for_each_row(layout, [&](auto const& off, std::int64_t n, auto const& st) {
+    if (st[0] == 1 && st[1] == 1) {
+      std::memcpy(out + off[1] * std::int64_t{Size}, in + off[0] * std::int64_t{Size}, static_cast<std::size_t>(n) * Size);
+      return;
+    }
     for (std::int64_t i = 0; i < n; ++i)
       std::memcpy(out + (off[1] + i * st[1]) * std::int64_t{Size}, in + (off[0] + i * st[0]) * std::int64_t{Size}, Size);
   });
