@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -364,6 +365,60 @@ TEST_CASE("a run of elementwise equations is one tiled loop", "[jit][fusion]") {
   REQUIRE(!vt.is_contiguous());
   auto const [total_t, c_t] = jaxcc::jit(with_exit)(vt, scale);
   REQUIRE_THAT(c_t, AllClose(std::get<1>(with_exit(vt, scale)), 1e-14));
+}
+
+// addend (a matrix, or a row broadcast down the rows) + scale * x·y, by
+// loops in double: what the plan's accumulating GEMM must give.
+Array<double> affine_product(Array<double> const& addend, double scale, Array<double> const& x, Array<double> const& y) {
+  auto const m = x.shape()[0], k = x.shape()[1], n = y.shape()[1];
+  auto const a = addend.to_vector(), xs = x.to_vector(), ys = y.to_vector();
+  std::vector<double> out(static_cast<std::size_t>(m * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (std::int64_t l = 0; l < k; ++l) sum += xs[static_cast<std::size_t>(i * k + l)] * ys[static_cast<std::size_t>(l * n + j)];
+      auto const from = addend.ndim() == 2 ? i * n + j : j;
+      out[static_cast<std::size_t>(i * n + j)] = a[static_cast<std::size_t>(from)] + scale * sum;
+    }
+  return jnp::array(out, jaxcc::Shape{m, n});
+}
+
+TEST_CASE("a GEMM adds its product into the update that reads it", "[jit][fusion]") {
+  // `c - 0.25 * x·y` where only the update reads the product: the plan's
+  // one step is the GEMM, adding its product times -0.25 into a copy of c
+  // (no pass over the product, no zeroing of it). A bias row broadcasts
+  // into the copy; negation and constant factors fold into the scale.
+  using D = Array<double>;
+  auto const x = smooth({6, 5}), y = smooth({5, 4}, 0.3, 0.1), c = smooth({6, 4}, 0.5, 0.7), b = smooth({4}, 0.9);
+  auto const update = [](D const& c, D const& x, D const& y) { return D(c - 0.25 * jnp::matmul(x, y)); };
+  auto const biased = [](D const& x, D const& y, D const& b) { return D(jnp::matmul(x, y) + b); };
+  auto const scaled = [](D const& x, D const& y, D const& b) { return D(b + -jnp::matmul(x, y) * 2.0); };
+  CHECK(plan_steps(update, c, x, y) == 1);
+  CHECK(plan_steps(biased, x, y, b) == 1);
+  CHECK(plan_steps(scaled, x, y, b) == 1);
+  CHECK_THAT(jaxcc::jit(update)(c, x, y), AllClose(affine_product(c, -0.25, x, y), 1e-13, 1e-13));
+  CHECK_THAT(jaxcc::jit(biased)(x, y, b), AllClose(affine_product(b, 1.0, x, y), 1e-13, 1e-13));
+  CHECK_THAT(jaxcc::jit(scaled)(x, y, b), AllClose(affine_product(b, -2.0, x, y), 1e-13, 1e-13));
+
+  // A product read twice is written out, and the update runs as before.
+  auto const twice = [](D const& x, D const& y, D const& b) {
+    auto const p = jnp::matmul(x, y);
+    return D(b + p + jnp::sin(p));
+  };
+  CHECK(plan_steps(twice, x, y, b) == 2);
+  CHECK_THAT(jaxcc::jit(twice)(x, y, b), AllClose(twice(x, y, b), 1e-14));
+
+  // Float32, large enough that the GEMM adds in blocks over k and over
+  // threads, and a contraction over nothing (the result is the addend).
+  using F = Array<float>;
+  auto const xf = smooth({96, 300}, 0.11).astype<float>(), yf = smooth({300, 80}, 0.07, 0.4).astype<float>();
+  auto const cf = smooth({96, 80}, 0.13, 0.3).astype<float>();
+  auto const update_f = [](F const& c, F const& x, F const& y) { return F(c - 0.01f * jnp::matmul(x, y)); };
+  CHECK(plan_steps(update_f, cf, xf, yf) == 1);
+  auto const reference = affine_product(cf.astype<double>(), -0.01f, xf.astype<double>(), yf.astype<double>());
+  CHECK_THAT(jaxcc::jit(update_f)(cf, xf, yf).astype<double>(), AllClose(reference, 1e-5, 1e-6));
+  auto const none = jnp::zeros<float>({96, 0}), none_t = jnp::zeros<float>({0, 80});
+  CHECK(mismatch(jaxcc::jit(update_f)(cf, none, none_t), cf) == "");
 }
 
 TEST_CASE("independent equations of one shape group into one run across a tree's leaves", "[jit][fusion]") {

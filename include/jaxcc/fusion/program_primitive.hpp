@@ -370,6 +370,47 @@ class ProgramPrimitiveT final : public graph::PrimitiveBase {
     if (!passed || values[result.args[*passed]].kind != ProgramValue::Kind::input) return std::nullopt;
     return values[result.args[*passed]].args[0];
   }
+  /// `addend + scale * input k` (jit's plan lets the equation that makes
+  /// input k add into a copy of the addend): a program of two real floating
+  /// inputs, all of one dtype, whose result adds the other input to, or
+  /// subtracts from it, input k negated or multiplied by constants.
+  std::optional<Affine> affine_in(std::size_t k) const override {
+    auto const& values = program_->values;
+    auto const dtype = program_->dtype();
+    if (program_->input_count != 2 || !is_floating(dtype) ||
+        std::any_of(values.begin(), values.end(), [&](ProgramValue const& v) { return v.dtype != dtype; }))
+      return std::nullopt;
+    auto const is_input = [&](std::uint32_t v, bool of_k) {
+      return values[v].kind == ProgramValue::Kind::input && (values[v].args[0] == k) == of_k;
+    };
+    // The factor value v multiplies input k by, where v is input k scaled.
+    auto const factor = [&](auto const& self, std::uint32_t v) -> std::optional<double> {
+      auto const& value = values[v];
+      if (is_input(v, true)) return 1.0;
+      if (value.kind != ProgramValue::Kind::node) return std::nullopt;
+      if (value.op->name == "neg")
+        if (auto const f = self(self, value.args[0])) return -*f;
+      if (value.op->name == "mul")
+        for (std::size_t side = 0; side < 2; ++side)
+          if (auto const& c = values[value.args[1 - side]]; c.kind == ProgramValue::Kind::constant)
+            if (auto const constant = known_constant(c))
+              if (auto const f = self(self, value.args[side])) return *constant * *f;
+      return std::nullopt;
+    };
+    auto const& result = values[program_->result];
+    if (result.kind != ProgramValue::Kind::node || result.op->arity != 2) return std::nullopt;
+    auto const lhs = result.args[0], rhs = result.args[1];
+    auto const addend = [&](std::uint32_t v) { return static_cast<std::size_t>(values[v].args[0]); };
+    if (result.op->name == "add") {
+      if (is_input(lhs, false))
+        if (auto const f = factor(factor, rhs)) return Affine{addend(lhs), *f};
+      if (is_input(rhs, false))
+        if (auto const f = factor(factor, lhs)) return Affine{addend(rhs), *f};
+    } else if (result.op->name == "sub" && is_input(lhs, false)) {
+      if (auto const f = factor(factor, rhs)) return Affine{addend(lhs), -*f};
+    }
+    return std::nullopt;
+  }
   bool same_as(PrimitiveBase const& other) const override {
     auto const* o = dynamic_cast<ProgramPrimitiveT const*>(&other);
     return o && *o->program_ == *program_;

@@ -9,7 +9,12 @@
 //    regions of any expression type, one op or many) is one step that runs
 //    tile by tile (graph/fused_run.hpp): a tile's intermediates stay in a
 //    small per-thread scratch buffer, and only values read after the run
-//    are written to memory.
+//    are written to memory;
+//  - an elementwise equation `addend + scale * y` whose y is read by it alone
+//    and made by an equation that can add its result into a buffer (a GEMM:
+//    EvaluationRules::accumulates) is made by that equation instead, which
+//    adds its scaled result into a copy of the addend: an SGD update
+//    `w - lr * dot_general(x, g)` makes no pass over the gradient.
 // Running a plan is const and keeps its state on the caller's stack (and
 // per-thread scratch): one plan serves concurrent calls.
 #pragma once
@@ -73,18 +78,34 @@ class PlanT {
     std::vector<std::uint64_t> operands, results, release;
     std::size_t last_equation;
     std::vector<std::int32_t> program_output{};  // per result: the program output it is first, or -1
+    /// Set where the primitive adds its result, times this, into a copy of
+    /// its last operand (evaluate_accumulating).
+    std::optional<double> accumulate_scale{};
   };
+
+  /// An equation that takes in the elementwise `addend + scale * y` after
+  /// it (EvaluationRules::accumulates, FusionRules::affine_in).
+  struct Accumulation {
+    std::size_t consumer;  // the elementwise equation's index
+    VarPtr addend;
+    double scale;
+  };
+  /// For each equation, the accumulation it takes in, if any: its one
+  /// output is read by that equation alone (and is no program output), as
+  /// its operand of the same shape, and the addend is made before it.
+  std::vector<std::optional<Accumulation>> accumulations() const;
 
   /// One past the last equation of the elementwise run starting at `s`:
   /// single-output elementwise equations of one result shape whose
   /// operands have that shape, one element, or a periodic broadcast to it
   /// (detail::run_input).
-  std::size_t run_end(std::size_t s) const {
+  /// An equation taken in by an accumulation ends a run.
+  std::size_t run_end(std::size_t s, std::vector<std::uint8_t> const& taken_in) const {
     auto const& eqs = program_.trace->equations;
     if (!starts_run(eqs[s])) return s;
     auto const& shape = eqs[s].outputs[0]->shape;
     std::size_t e = s + 1;
-    while (e < eqs.size() && fits_run(eqs[e], shape)) ++e;
+    while (e < eqs.size() && !taken_in[e] && fits_run(eqs[e], shape)) ++e;
     return e;
   }
   /// Whether `eq` may be a member of an elementwise run of result `shape`.
@@ -151,18 +172,41 @@ JAXCC_RUNTIME_INLINE PlanT<V>::PlanT(Program program, std::vector<std::uint8_t> 
   group_runs();
   auto const& trace = *program_.trace;
   auto const& eqs = trace.equations;
+  auto const accumulation = accumulations();
+  // Where each equation runs: an equation taken in by an accumulation runs
+  // as part of the one that makes its operand.
+  std::vector<std::size_t> runs_at(eqs.size());
+  std::vector<std::uint8_t> taken_in(eqs.size(), 0);
+  for (std::size_t s = 0; s < eqs.size(); ++s) runs_at[s] = s;
+  for (std::size_t s = 0; s < eqs.size(); ++s)
+    if (accumulation[s]) {
+      runs_at[accumulation[s]->consumer] = s;
+      taken_in[accumulation[s]->consumer] = 1;
+    }
   // Each value's last reader (an equation index), and whether it is one
   // of the program's outputs (never released).
   std::vector<std::size_t> last_use(trace.var_count(), 0);
   std::vector<std::uint8_t> is_output(trace.var_count(), 0);
   for (std::size_t s = 0; s < eqs.size(); ++s)
-    for (auto const& v : eqs[s].inputs) last_use[v->id] = s;
+    for (auto const& v : eqs[s].inputs) last_use[v->id] = std::max(last_use[v->id], runs_at[s]);
   for (auto const& o : program_.outputs)
     if (auto const& var = var_of(o); var && var->trace_id == trace.id()) is_output[var->id] = 1;
 
   bool const any_donated = std::ranges::any_of(donated_, [](std::uint8_t d) { return d != 0; });
   for (std::size_t s = 0; s < eqs.size();) {
-    auto const end = run_end(s);
+    if (taken_in[s]) {
+      ++s;
+      continue;
+    }
+    if (auto const& a = accumulation[s]) {
+      std::vector<VarPtr> operands = eqs[s].inputs;
+      operands.push_back(a->addend);
+      add_step(eqs[s].primitive.get(), nullptr, operands, eqs[a->consumer].outputs, s);
+      steps_.back().accumulate_scale = a->scale;
+      ++s;
+      continue;
+    }
+    auto const end = run_end(s, taken_in);
     bool const fold = end > s && folds_into(s, end);
     // A lone elementwise equation runs as itself, unless it may write
     // into a donated input or a given output, or feed a reduction (only
@@ -203,7 +247,10 @@ JAXCC_RUNTIME_INLINE void PlanT<V>::run(std::span<AnyArray const> inputs, std::v
   detail::ScratchVector<AnyArray> operands, results;
   for (auto const& step : steps_) {
     for (auto id : step.operands) operands->push_back(*(*slot)[id]);
-    if (step.run) {
+    if (step.accumulate_scale) {
+      std::span<AnyArray const> const all(*operands);
+      results->push_back(step.primitive->evaluate_accumulating(all.first(all.size() - 1), all.back(), *step.accumulate_scale));
+    } else if (step.run) {
       detail::SmallVector<AnyArray const*, 8> targets;
       if (!into.empty())
         for (auto const o : step.program_output) targets.push_back(o >= 0 ? into[static_cast<std::size_t>(o)] : nullptr);
@@ -220,6 +267,44 @@ JAXCC_RUNTIME_INLINE void PlanT<V>::run(std::span<AnyArray const> inputs, std::v
     auto const& var = var_of(o);
     out.push_back(var && var->trace_id == trace.id() ? *(*slot)[var->id] : o);
   }
+}
+
+template <class V>
+JAXCC_RUNTIME_INLINE auto PlanT<V>::accumulations() const -> std::vector<std::optional<Accumulation>> {
+  auto const& trace = *program_.trace;
+  auto const& eqs = trace.equations;
+  constexpr auto none = std::numeric_limits<std::size_t>::max();
+  // Each value's readers (program outputs count as one), the last of them,
+  // and the equation that makes it (none: an input or a constant).
+  std::vector<std::size_t> readers(trace.var_count(), 0), reader(trace.var_count(), none), made_by(trace.var_count(), none);
+  for (std::size_t s = 0; s < eqs.size(); ++s) {
+    for (auto const& v : eqs[s].inputs) ++readers[v->id], reader[v->id] = s;
+    for (auto const& v : eqs[s].outputs) made_by[v->id] = s;
+  }
+  for (auto const& o : program_.outputs)
+    if (auto const& var = var_of(o); var && var->trace_id == trace.id()) ++readers[var->id];
+  std::vector<std::optional<Accumulation>> out(eqs.size());
+  for (std::size_t s = 0; s < eqs.size(); ++s) {
+    if (eqs[s].outputs.size() != 1 || !eqs[s].primitive->accumulates()) continue;
+    auto const& product = *eqs[s].outputs[0];
+    if (readers[product.id] != 1 || reader[product.id] == none) continue;
+    auto const& consumer = eqs[reader[product.id]];
+    if (consumer.outputs.size() != 1 || consumer.outputs[0]->shape != product.shape ||
+        consumer.outputs[0]->dtype != product.dtype)
+      continue;
+    auto const k = static_cast<std::size_t>(
+        std::find_if(consumer.inputs.begin(), consumer.inputs.end(), [&](VarPtr const& v) { return v->id == product.id; }) -
+        consumer.inputs.begin());
+    auto const affine = consumer.primitive->affine_in(k);
+    if (!affine) continue;
+    auto const& addend = consumer.inputs[affine->addend];
+    bool const made_before = made_by[addend->id] == none || made_by[addend->id] < s;
+    // (The consumer's result, of the product's shape, is its operands'
+    // broadcast: the addend broadcasts to it.)
+    if (addend->dtype != product.dtype || !made_before) continue;
+    out[s] = Accumulation{reader[product.id], addend, affine->scale};
+  }
+  return out;
 }
 
 template <class V>

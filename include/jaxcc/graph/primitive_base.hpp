@@ -135,6 +135,19 @@ class EvaluationRules {
   virtual void evaluate_into(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const {
     for (auto& result : evaluate(inputs)) out.push_back(std::move(result));
   }
+  /// Whether this application can add its result, scaled, into a copy of
+  /// another array (a GEMM adds its product into its output buffer): jit's
+  /// plan then hands it the `addend + scale * result` that an elementwise
+  /// equation makes of its result (FusionRules::affine_in), and that pass
+  /// over the result is gone. No by default.
+  virtual bool accumulates() const { return false; }
+  /// `addend` (broadcast to the result's shape) + scale · this application
+  /// on `inputs`, where accumulates(): concrete operands on no mesh, as a
+  /// plan runs them.
+  virtual AnyArray evaluate_accumulating(std::span<AnyArray const> /*inputs*/, AnyArray const& /*addend*/,
+                                         double /*scale*/) const {
+    throw Error("internal error: this primitive does not accumulate into an addend");
+  }
 
  protected:
   ~EvaluationRules() = default;
@@ -237,6 +250,16 @@ class FusionRules {
                                        std::span<std::optional<double> const> /*uniform*/) const {
     return std::nullopt;
   }
+  /// An elementwise application's result as `operand[addend] + scale *
+  /// operand[k]`, where it is that in exact arithmetic (`w - 0.01 * g` in g,
+  /// `y + b` in y) and the addend broadcasts to the result's shape: jit's
+  /// plan lets the equation that makes operand k add into a copy of the
+  /// addend (EvaluationRules::accumulates). None by default.
+  struct Affine {
+    std::size_t addend;
+    double scale;
+  };
+  virtual std::optional<Affine> affine_in(std::size_t /*k*/) const { return std::nullopt; }
   /// Whether the result at each index depends only on the operands at that
   /// index (operands of the result's shape, or of one element): then jit
   /// runs runs of such equations tile by tile, with no buffers between them.

@@ -31,6 +31,12 @@
 //                                              -> elementwise primitives: n
 //                                                 results from raw rows (jit
 //                                                 fuses runs of these)
+//   impl_accumulating(params, out_shape, operands..., addend, scale)
+//                                              -> addend (broadcast) + scale
+//                                                 * impl(...), for a kernel
+//                                                 that adds into a buffer (a
+//                                                 GEMM: jit's plan hands it
+//                                                 the update that reads it)
 //   row_fold<T>(params, operand_shape)         -> reductions: a RowFold when
 //                                                 this one reduces the last
 //                                                 axes (jit ends a fused run
@@ -346,6 +352,24 @@ class PrimitiveOf final : public PrimitiveBase {
   void evaluate_into(std::span<AnyArray const> inputs, std::vector<AnyArray>& out) const override {
     out.push_back(evaluate_one(inputs));
   }
+  bool accumulates() const override { return has_impl_accumulating(); }
+  AnyArray evaluate_accumulating(std::span<AnyArray const> inputs, AnyArray const& addend,
+                                 double scale) const override {
+    if constexpr (has_impl_accumulating()) {
+      auto target = target_of_arrays(inputs);
+      target.see(detail::ArrayAccess::impl(addend));
+      if (target.trace() || target.sharded())
+        throw Error("internal error: '" + std::string(P::name) + "' accumulates only on concrete arrays on no mesh");
+      return std::apply(
+          [&](auto const&... ops) {
+            return AnyArray(P::impl_accumulating(params_, P::shape_rule(params_, ops...), ops...,
+                                                 addend.as<out_element>(), static_cast<out_element>(scale)));
+          },
+          rebuild(inputs));
+    } else {
+      return PrimitiveBase::evaluate_accumulating(inputs, addend, scale);
+    }
+  }
 
   std::vector<MaybeArray> jvp(std::span<AnyArray const> primals, std::span<MaybeArray const> tangents,
                               std::span<AnyArray const> outputs) const override {
@@ -495,6 +519,16 @@ class PrimitiveOf final : public PrimitiveBase {
         rebuild(inputs));
   }
   static constexpr bool erased_out = std::same_as<out_type, AnyArray>;
+  /// Whether P's kernel can add its result into a copy of an addend
+  /// (`impl_accumulating(params, out_shape, operands..., addend, scale)`).
+  static constexpr bool has_impl_accumulating() {
+    if constexpr (erased_out) return false;
+    else
+      return requires {
+        P::impl_accumulating(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...,
+                             std::declval<out_type const&>(), std::declval<typename out_type::value_type>());
+      };
+  }
   /// The output's element type; void for a dtype-generic primitive's.
   struct erased_element {
     using value_type = void;

@@ -19,9 +19,10 @@ template <class T, int Order>
 using ConstMatrixMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order> const, Eigen::Unaligned,
                                   Eigen::OuterStride<>>;
 
-/// `out` (lhs.rows × rhs.cols) = lhs · rhs, or += with out.accumulate, on
-/// Eigen: the kernel the precompiled runtime holds once per SIMD level
-/// (kernels/simd_dispatch.hpp).
+/// `out` (lhs.rows × rhs.cols) = out.scale · lhs · rhs, or += with
+/// out.accumulate, on Eigen: the kernel the precompiled runtime holds once
+/// per SIMD level (kernels/simd_dispatch.hpp). The scale multiplies the lhs
+/// map, where Eigen's GEMM takes it as its alpha (no pass of its own).
 template <class T>
 void gemm_kernel(GemmOperand<T> const& lhs, GemmOperand<T> const& rhs, GemmOutput<T> const& out) {
   Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, Eigen::Unaligned, Eigen::OuterStride<>>
@@ -36,10 +37,10 @@ void gemm_kernel(GemmOperand<T> const& lhs, GemmOperand<T> const& rhs, GemmOutpu
   };
   using Row = std::integral_constant<int, Eigen::RowMajor>;
   using Col = std::integral_constant<int, Eigen::ColMajor>;
-  if (lhs.row_major() && rhs.row_major()) store(map(lhs, Row{}) * map(rhs, Row{}));
-  else if (lhs.row_major()) store(map(lhs, Row{}) * map(rhs, Col{}));
-  else if (rhs.row_major()) store(map(lhs, Col{}) * map(rhs, Row{}));
-  else store(map(lhs, Col{}) * map(rhs, Col{}));
+  if (lhs.row_major() && rhs.row_major()) store((out.scale * map(lhs, Row{})) * map(rhs, Row{}));
+  else if (lhs.row_major()) store((out.scale * map(lhs, Row{})) * map(rhs, Col{}));
+  else if (rhs.row_major()) store((out.scale * map(lhs, Col{})) * map(rhs, Row{}));
+  else store((out.scale * map(lhs, Col{})) * map(rhs, Col{}));
 }
 
 /// gemm_kernel, where the runtime is linked through its kernel for the

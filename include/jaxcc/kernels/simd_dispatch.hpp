@@ -68,15 +68,17 @@ struct GemmOperand {
 /// The result of a dispatched GEMM: a row-major matrix, rows `row_stride`
 /// apart; `accumulate`: the product is added to what it holds, else it
 /// overwrites it (a convolution sums blocks of input features into its
-/// output's rows in place).
+/// output's rows in place; jit's plan adds `w - 0.01 * x·g` into a copy of
+/// w); the product is multiplied by `scale` first.
 template <class T>
 struct GemmOutput {
   T* data;
   std::int64_t row_stride;
   bool accumulate = false;
+  T scale = T{1};
 };
 
-/// out (lhs.rows × rhs.cols) = lhs · rhs, or += with out.accumulate.
+/// out (lhs.rows × rhs.cols) = scale · lhs · rhs, or += with out.accumulate.
 template <class T>
 using GemmKernel = void (*)(GemmOperand<T> const& lhs, GemmOperand<T> const& rhs, GemmOutput<T> const& out);
 

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -133,11 +135,14 @@ MatrixStack<T> matrix_stack(Array<T> const& x, Axes const& batch_axes, Axes cons
   return matrix_stack(dense, dense_batch, dense_rows, dense_cols);
 }
 
-/// `out` (rows × cols, row-major, dense) = lhs · rhs for one batch.
+/// `out` (rows × cols, row-major, dense) = lhs · rhs for one batch, or
+/// += scale · lhs · rhs with `accumulate`.
 template <class T>
-void gemm(MatrixStack<T> const& lhs, MatrixStack<T> const& rhs, std::int64_t batch, T* out) {
+void gemm(MatrixStack<T> const& lhs, MatrixStack<T> const& rhs, std::int64_t batch, T* out, bool accumulate = false,
+          T scale = T{1}) {
   gemm_into<T>({lhs.matrix(batch), lhs.rows, lhs.cols, lhs.row_stride, lhs.col_stride},
-               {rhs.matrix(batch), rhs.rows, rhs.cols, rhs.row_stride, rhs.col_stride}, {out, rhs.cols});
+               {rhs.matrix(batch), rhs.rows, rhs.cols, rhs.row_stride, rhs.col_stride},
+               {out, rhs.cols, accumulate, scale});
 }
 
 /// Whether `x` is known to be all zeros without reading more than one
@@ -302,33 +307,67 @@ struct dot_general_p {
       return wide.template astype<T>();
     } else {
       auto allocated = detail::allocate<T>(std::move(out_shape));
-      auto const& out = allocated.first;
-      T* const dst = allocated.second;  // a plain variable: OpenMP regions can't capture bindings
-      if (out.size() == 0) return out;
-      auto const a = detail::matrix_stack(lhs, p.lhs_batch, free_axes(lhs.ndim(), p.lhs_batch, p.lhs_contracting),
-                                          p.lhs_contracting);
-      auto const b = detail::matrix_stack(rhs, p.rhs_batch, p.rhs_contracting,
-                                          free_axes(rhs.ndim(), p.rhs_batch, p.rhs_contracting));
-      auto const m = a.rows, n = b.cols, k = a.cols;
-      if (k == 0) {
-        std::fill(dst, dst + out.size(), T{0});
-        return out;
-      }
-      auto const batches = a.batch_sizes.numel();
-      auto const per_batch = m * n * k;
-      bool const split_batches = batches > 1 && !omp_in_parallel() && batches * per_batch >= detail::parallel_grain &&
-                                 (batches >= omp_get_max_threads() || per_batch < detail::gemm_parallel_grain);
-      if (split_batches) {
-        // Inside a parallel region Eigen runs each GEMM on the calling thread.
-#pragma omp parallel for schedule(static)
-        for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n);
-      } else {
-        for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n);
-      }
-      return out;
+      product_into(p, lhs, rhs, allocated.second, false, T{1});
+      return allocated.first;
     }
   }
 
+  /// `addend` (broadcast to the product's shape) + scale · lhs·rhs, the
+  /// product added into a copy of the addend by the GEMM itself: jit's plan
+  /// runs `w - 0.01 * dot_general(x, g)` so (EvaluationRules::accumulates),
+  /// with no pass over the product of its own. Not for bool or the 16-bit
+  /// floats, whose products are computed wider.
+  template <Element T>
+    requires(!std::same_as<T, bool> && !detail::is_half_float<T>)
+  static Array<T> impl_accumulating(Params const& p, Shape out_shape, Array<T> const& lhs, Array<T> const& rhs,
+                                    Array<T> const& addend, T scale) {
+    auto allocated = detail::allocate<T>(out_shape);
+    auto const& source = detail::impl_of(addend);
+    auto* const bytes = reinterpret_cast<std::byte*>(allocated.second);
+    if (addend.shape() == out_shape && detail::is_contiguous(source.shape, source.strides)) {
+      auto const* from = detail::first_element(source, sizeof(T));
+      auto const n = out_shape.numel();
+      detail::split_over_threads(n, n, [&](std::int64_t first, std::int64_t last) {
+        std::memcpy(bytes + first * std::int64_t{sizeof(T)}, from + first * std::int64_t{sizeof(T)},
+                    static_cast<std::size_t>(last - first) * sizeof(T));
+      });
+    } else
+      detail::copy_strided<sizeof(T)>(detail::first_element(source, sizeof(T)), out_shape,
+                                      detail::broadcast_strides(source.shape, source.strides, out_shape), bytes,
+                                      detail::contiguous_strides(out_shape));
+    product_into(p, lhs, rhs, allocated.second, true, scale);
+    return allocated.first;
+  }
+
+ private:
+  /// `dst` (the product's shape, dense) = lhs·rhs, or += scale · lhs·rhs
+  /// with `accumulate`: one GEMM per batch.
+  template <Element T>
+  static void product_into(Params const& p, Array<T> const& lhs, Array<T> const& rhs, T* dst, bool accumulate, T scale) {
+    auto const a = detail::matrix_stack(lhs, p.lhs_batch, free_axes(lhs.ndim(), p.lhs_batch, p.lhs_contracting),
+                                        p.lhs_contracting);
+    auto const b = detail::matrix_stack(rhs, p.rhs_batch, p.rhs_contracting,
+                                        free_axes(rhs.ndim(), p.rhs_batch, p.rhs_contracting));
+    auto const m = a.rows, n = b.cols, k = a.cols;
+    auto const batches = a.batch_sizes.numel();
+    if (batches * m * n == 0) return;
+    if (k == 0) {
+      if (!accumulate) std::fill(dst, dst + batches * m * n, T{0});
+      return;
+    }
+    auto const per_batch = m * n * k;
+    bool const split_batches = batches > 1 && !omp_in_parallel() && batches * per_batch >= detail::parallel_grain &&
+                               (batches >= omp_get_max_threads() || per_batch < detail::gemm_parallel_grain);
+    if (split_batches) {
+      // Inside a parallel region Eigen runs each GEMM on the calling thread.
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n, accumulate, scale);
+    } else {
+      for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n, accumulate, scale);
+    }
+  }
+
+ public:
   /// Bilinear, as JAX's defbilinear: d(a·b) = ta·b + a·tb, each term
   /// skipped when its tangent is a known zero.
   template <Element T>
