@@ -331,43 +331,15 @@ struct dot_general_p {
         std::memcpy(bytes + first * std::int64_t{sizeof(T)}, from + first * std::int64_t{sizeof(T)},
                     static_cast<std::size_t>(last - first) * sizeof(T));
       });
-    } else
+    } else {
       detail::copy_strided<sizeof(T)>(detail::first_element(source, sizeof(T)), out_shape,
                                       detail::broadcast_strides(source.shape, source.strides, out_shape), bytes,
                                       detail::contiguous_strides(out_shape));
+    }
     product_into(p, lhs, rhs, allocated.second, true, scale);
     return allocated.first;
   }
 
- private:
-  /// `dst` (the product's shape, dense) = lhs·rhs, or += scale · lhs·rhs
-  /// with `accumulate`: one GEMM per batch.
-  template <Element T>
-  static void product_into(Params const& p, Array<T> const& lhs, Array<T> const& rhs, T* dst, bool accumulate, T scale) {
-    auto const a = detail::matrix_stack(lhs, p.lhs_batch, free_axes(lhs.ndim(), p.lhs_batch, p.lhs_contracting),
-                                        p.lhs_contracting);
-    auto const b = detail::matrix_stack(rhs, p.rhs_batch, p.rhs_contracting,
-                                        free_axes(rhs.ndim(), p.rhs_batch, p.rhs_contracting));
-    auto const m = a.rows, n = b.cols, k = a.cols;
-    auto const batches = a.batch_sizes.numel();
-    if (batches * m * n == 0) return;
-    if (k == 0) {
-      if (!accumulate) std::fill(dst, dst + batches * m * n, T{0});
-      return;
-    }
-    auto const per_batch = m * n * k;
-    bool const split_batches = batches > 1 && !omp_in_parallel() && batches * per_batch >= detail::parallel_grain &&
-                               (batches >= omp_get_max_threads() || per_batch < detail::gemm_parallel_grain);
-    if (split_batches) {
-      // Inside a parallel region Eigen runs each GEMM on the calling thread.
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n, accumulate, scale);
-    } else {
-      for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n, accumulate, scale);
-    }
-  }
-
- public:
   /// Bilinear, as JAX's defbilinear: d(a·b) = ta·b + a·tb, each term
   /// skipped when its tangent is a known zero.
   template <Element T>
@@ -447,6 +419,33 @@ struct dot_general_p {
   }
 
  private:
+  /// `dst` (the product's shape, dense) = lhs·rhs, or += scale · lhs·rhs
+  /// with `accumulate`: one GEMM per batch.
+  template <Element T>
+  static void product_into(Params const& p, Array<T> const& lhs, Array<T> const& rhs, T* dst, bool accumulate, T scale) {
+    auto const a = detail::matrix_stack(lhs, p.lhs_batch, free_axes(lhs.ndim(), p.lhs_batch, p.lhs_contracting),
+                                        p.lhs_contracting);
+    auto const b = detail::matrix_stack(rhs, p.rhs_batch, p.rhs_contracting,
+                                        free_axes(rhs.ndim(), p.rhs_batch, p.rhs_contracting));
+    auto const m = a.rows, n = b.cols, k = a.cols;
+    auto const batches = a.batch_sizes.numel();
+    if (batches * m * n == 0) return;
+    if (k == 0) {
+      if (!accumulate) std::fill(dst, dst + batches * m * n, T{0});
+      return;
+    }
+    auto const per_batch = m * n * k;
+    bool const split_batches = batches > 1 && !omp_in_parallel() && batches * per_batch >= detail::parallel_grain &&
+                               (batches >= omp_get_max_threads() || per_batch < detail::gemm_parallel_grain);
+    if (split_batches) {
+      // Inside a parallel region Eigen runs each GEMM on the calling thread.
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n, accumulate, scale);
+    } else {
+      for (std::int64_t i = 0; i < batches; ++i) detail::gemm(a, b, i, dst + i * m * n, accumulate, scale);
+    }
+  }
+
   /// Whether x's axes are its batch dims, then its contracting dims in the
   /// order y's come out of a product (`by_y`), then its free dims: the
   /// order of y · g.
