@@ -421,6 +421,29 @@ TEST_CASE("a GEMM adds its product into the update that reads it", "[jit][fusion
   CHECK(mismatch(jaxcc::jit(update_f)(cf, none, none_t), cf) == "");
 }
 
+TEST_CASE("a primitive adds into an addend only as a plan runs it", "[jit][fusion][errors]") {
+  // dot_general's equation, asked directly: addend + scale * x·y on
+  // concrete arrays; an operand on a mesh (a plan never has one) and a
+  // primitive that does not accumulate are internal errors, not wrong values.
+  using D = Array<double>;
+  auto const x = smooth({6, 5}), y = smooth({5, 4}, 0.3, 0.1), c = smooth({6, 4}, 0.5, 0.7);
+  auto const product = jaxcc::make_jaxpr([](D const& x, D const& y) { return D(jnp::matmul(x, y)); })(x, y);
+  auto const& dot = *product.trace().equations.at(0).primitive;
+  REQUIRE(dot.accumulates());
+  jaxcc::AnyArray const operands[] = {x, y};
+  CHECK_THAT(dot.evaluate_accumulating(operands, c, -0.25).as<double>(), AllClose(affine_product(c, -0.25, x, y), 1e-13, 1e-13));
+  auto const mesh = jaxcc_test::mesh_of({1}, {"data"});
+  jaxcc::AnyArray const on_mesh[] = {jaxcc::device_put(x, jaxcc::NamedSharding(mesh, jaxcc::P())), y};
+  CHECK(jaxcc_test::message_of([&] { (void)dot.evaluate_accumulating(on_mesh, c, 1.0); }) ==
+        "internal error: 'dot_general' accumulates only on concrete arrays on no mesh");
+  auto const tanh = jaxcc::make_jaxpr([](D const& x) { return D(jnp::tanh(x)); })(x);
+  auto const& elementwise = *tanh.trace().equations.at(0).primitive;
+  CHECK_FALSE(elementwise.accumulates());
+  jaxcc::AnyArray const one[] = {x};
+  CHECK(jaxcc_test::message_of([&] { (void)elementwise.evaluate_accumulating(one, x, 1.0); }) ==
+        "internal error: this primitive does not accumulate into an addend");
+}
+
 TEST_CASE("independent equations of one shape group into one run across a tree's leaves", "[jit][fusion]") {
   // tree::map writes an update leaf by leaf, so the traced equations
   // alternate between the leaves' shapes (9 equations, each next to one of

@@ -99,13 +99,13 @@ class PlanT {
   /// single-output elementwise equations of one result shape whose
   /// operands have that shape, one element, or a periodic broadcast to it
   /// (detail::run_input).
-  /// An equation taken in by an accumulation ends a run.
-  std::size_t run_end(std::size_t s, std::vector<std::uint8_t> const& taken_in) const {
+  /// An equation taken in by an accumulation (`runs_at[e] != e`) ends a run.
+  std::size_t run_end(std::size_t s, std::vector<std::size_t> const& runs_at) const {
     auto const& eqs = program_.trace->equations;
     if (!starts_run(eqs[s])) return s;
     auto const& shape = eqs[s].outputs[0]->shape;
     std::size_t e = s + 1;
-    while (e < eqs.size() && !taken_in[e] && fits_run(eqs[e], shape)) ++e;
+    while (e < eqs.size() && runs_at[e] == e && fits_run(eqs[e], shape)) ++e;
     return e;
   }
   /// Whether `eq` may be a member of an elementwise run of result `shape`.
@@ -176,13 +176,9 @@ JAXCC_RUNTIME_INLINE PlanT<V>::PlanT(Program program, std::vector<std::uint8_t> 
   // Where each equation runs: an equation taken in by an accumulation runs
   // as part of the one that makes its operand.
   std::vector<std::size_t> runs_at(eqs.size());
-  std::vector<std::uint8_t> taken_in(eqs.size(), 0);
   for (std::size_t s = 0; s < eqs.size(); ++s) runs_at[s] = s;
   for (std::size_t s = 0; s < eqs.size(); ++s)
-    if (accumulation[s]) {
-      runs_at[accumulation[s]->consumer] = s;
-      taken_in[accumulation[s]->consumer] = 1;
-    }
+    if (accumulation[s]) runs_at[accumulation[s]->consumer] = s;
   // Each value's last reader (an equation index), and whether it is one
   // of the program's outputs (never released).
   std::vector<std::size_t> last_use(trace.var_count(), 0);
@@ -194,7 +190,7 @@ JAXCC_RUNTIME_INLINE PlanT<V>::PlanT(Program program, std::vector<std::uint8_t> 
 
   bool const any_donated = std::ranges::any_of(donated_, [](std::uint8_t d) { return d != 0; });
   for (std::size_t s = 0; s < eqs.size();) {
-    if (taken_in[s]) {
+    if (runs_at[s] != s) {  // taken in by an accumulation before it
       ++s;
       continue;
     }
@@ -206,7 +202,7 @@ JAXCC_RUNTIME_INLINE PlanT<V>::PlanT(Program program, std::vector<std::uint8_t> 
       ++s;
       continue;
     }
-    auto const end = run_end(s, taken_in);
+    auto const end = run_end(s, runs_at);
     bool const fold = end > s && folds_into(s, end);
     // A lone elementwise equation runs as itself, unless it may write
     // into a donated input or a given output, or feed a reduction (only
