@@ -1,6 +1,7 @@
 // jax.lax: every header of lax/ (jaxcc::lax).
 #pragma once
 
+#include "jaxcc/fusion/print.hpp"
 #include "jaxcc/lax/complex.hpp"
 #include "jaxcc/lax/cond.hpp"
 #include "jaxcc/lax/control_flow.hpp"

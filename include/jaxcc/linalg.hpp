@@ -2,6 +2,7 @@
 // jax.lax.linalg (lax::linalg).
 #pragma once
 
+#include "jaxcc/fusion/print.hpp"
 #include "jaxcc/numpy/linalg.hpp"
 #include "jaxcc/numpy/linalg_array_api.hpp"
 #include "jaxcc/numpy/linalg_decompositions.hpp"

@@ -1,6 +1,7 @@
 // jax.nn: every header of nn/ (jaxcc::nn).
 #pragma once
 
+#include "jaxcc/fusion/print.hpp"
 #include "jaxcc/nn/activations.hpp"
 #include "jaxcc/nn/attention.hpp"
 #include "jaxcc/nn/normalization.hpp"

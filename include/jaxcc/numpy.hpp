@@ -1,9 +1,10 @@
 // jax.numpy as jnp: every header of numpy/ (jaxcc::numpy, jnp::linalg
-// included). A file that includes this pays for numpy and what it is built
-// on (lax, the primitives), not for the transforms, sharding or printing
-// beyond what numpy's own functions use.
+// included), and printing arrays and expressions. A file that includes this
+// pays for numpy and what it is built on (lax, the primitives), not for the
+// transforms or sharding.
 #pragma once
 
+#include "jaxcc/fusion/print.hpp"
 #include "jaxcc/numpy/complex.hpp"
 #include "jaxcc/numpy/array_text.hpp"
 #include "jaxcc/numpy/bits.hpp"

@@ -4,6 +4,7 @@
 // include this header to use it.
 #pragma once
 
+#include "jaxcc/fusion/print.hpp"
 #include "jaxcc/optim/alias.hpp"
 #include "jaxcc/optim/base.hpp"
 #include "jaxcc/optim/clipping.hpp"

@@ -3,6 +3,7 @@
 // include it, so a file that draws no random numbers compiles no sampler.
 #pragma once
 
+#include "jaxcc/fusion/print.hpp"
 #include "jaxcc/random/distributions.hpp"
 #include "jaxcc/random/key.hpp"
 #include "jaxcc/random/univariate.hpp"

@@ -6,6 +6,7 @@
 
 #include "jaxcc/devices/device.hpp"
 #include "jaxcc/devices/mesh.hpp"
+#include "jaxcc/fusion/print.hpp"
 #include "jaxcc/sharding/device_put.hpp"
 #include "jaxcc/sharding/eager.hpp"
 #include "jaxcc/sharding/mesh_context.hpp"
