@@ -26,4 +26,9 @@ Array<float> product(Array<float> x, Array<float> y) { return x * y; }
   jaxcc::vmap(product, jaxcc::in_axes(0, 0, 0))(x, x);
 }
 
+// An AnyArray output: its element type is known only at run time.
+[[maybe_unused]] void jit_returning_an_any_array(Array<float> const& x) {
+  jaxcc::jit([](Array<float> const& y) { return jaxcc::AnyArray(y); })(x);
+}
+
 }  // namespace

@@ -112,9 +112,19 @@ auto traced_copy(graph::Trace& trace, Arg const& arg) {
       arg);
 }
 
-/// What a function returned, as a tree whose leaves are Arrays.
+template <class... Leaves>
+consteval bool any_erased_array(tree_type_list<Leaves...>) {
+  return (std::same_as<Leaves, AnyArray> || ...);
+}
+
+/// What a function returned, as a tree whose leaves are Arrays. A transform
+/// records each output leaf at its element type, so an AnyArray (whose type
+/// is known only at run time) cannot be one.
 template <class Out>
 auto materialized(Out const& out) {
+  static_assert(ArrayLike<Out> || !any_erased_array(collect_leaf_types<no_leaf_predicate, Out>(tree_type_list<>{})),
+                "jaxcc: a transformed function must return Arrays of a known element type, not an AnyArray; return "
+                "its Array<T> (any_array.as<T>())");
   if constexpr (ArrayLike<Out>) return as_array(out);
   else return tree::map([](auto const& leaf) { return leaf; }, out);
 }
