@@ -20,13 +20,6 @@ namespace {
 
 using namespace bench_mlp;  // the problem, its sizes, jnp and Array
 
-Array<float> mlp_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
-  auto const& [w1, b1, w2, b2] = params;
-  Array<float> h = jnp::tanh(jnp::matmul(x, w1) + b1);
-  Array<float> logits = jnp::matmul(h, w2) + b2;
-  return -jnp::mean(jnp::sum(y * jaxcc::nn::log_softmax(logits, -1), 1));
-}
-
 void BM_mlp_grad_jaxcc(benchmark::State& state) {
   auto const& p = problem();
   Params params{p.w1, p.b1, p.w2, p.b2};
@@ -46,13 +39,6 @@ void BM_mlp_grad_jit(benchmark::State& state) {
     auto grads = g(params, p.x, p.y);
     benchmark::DoNotOptimize(std::get<0>(grads).data());
   }
-}
-
-// One SGD training step: the parameters minus 0.01 times their gradient.
-Params train_step(Params const& params, Array<float> const& x, Array<float> const& y) {
-  auto const grads = jaxcc::grad(mlp_loss)(params, x, y);
-  return jaxcc::tree::map([](Array<float> const& w, Array<float> const& g) { return Array<float>(w - 0.01f * g); },
-                          params, grads);
 }
 
 void BM_mlp_train_step_jit(benchmark::State& state) {

@@ -24,25 +24,12 @@
 
 namespace {
 
-using namespace bench_mlp;  // jnp, Array, pseudo_random, Params
+using namespace bench_mlp;  // jnp, Array, pseudo_random, Params, the loss and train_step
 using jaxcc::NamedSharding;
 using jaxcc::none;
 using jaxcc::P;
 
 jaxcc::Mesh all_devices() { return jaxcc::make_mesh({jaxcc::device_count()}, {"data"}); }
-
-Array<float> mlp_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
-  auto const& [w1, b1, w2, b2] = params;
-  Array<float> const h = jnp::tanh(jnp::matmul(x, w1) + b1);
-  Array<float> const logits = jnp::matmul(h, w2) + b2;
-  return -jnp::mean(jnp::sum(y * jaxcc::nn::log_softmax(logits, -1), 1));
-}
-
-Params train_step(Params const& params, Array<float> const& x, Array<float> const& y) {
-  auto const grads = jaxcc::grad(mlp_loss)(params, x, y);
-  return jaxcc::tree::map([](Array<float> const& w, Array<float> const& g) { return Array<float>(w - 0.01f * g); },
-                          params, grads);
-}
 
 void BM_train_step(benchmark::State& state) {
   std::int64_t const rows = 1024;

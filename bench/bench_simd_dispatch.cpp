@@ -37,19 +37,6 @@ void BM_fused_jit(benchmark::State& state, std::string_view level) {
   for (auto _ : state) benchmark::DoNotOptimize(f(x).data());
 }
 
-Array<float> mlp_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
-  auto const& [w1, b1, w2, b2] = params;
-  Array<float> h = jnp::tanh(jnp::matmul(x, w1) + b1);
-  Array<float> logits = jnp::matmul(h, w2) + b2;
-  return -jnp::mean(jnp::sum(y * jaxcc::nn::log_softmax(logits, -1), 1));
-}
-
-Params train_step(Params const& params, Array<float> const& x, Array<float> const& y) {
-  auto const grads = jaxcc::grad(mlp_loss)(params, x, y);
-  return jaxcc::tree::map([](Array<float> const& w, Array<float> const& g) { return Array<float>(w - 0.01f * g); },
-                          params, grads);
-}
-
 void BM_train_step_jit(benchmark::State& state, std::string_view level) {
   at_level(level);
   auto const& p = problem();
@@ -59,13 +46,6 @@ void BM_train_step_jit(benchmark::State& state, std::string_view level) {
     params = step(params, p.x, p.y);
     benchmark::DoNotOptimize(std::get<0>(params).data());
   }
-}
-
-Array<float> example_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
-  auto const& [w1, b1, w2, b2] = params;
-  Array<float> h = jnp::tanh(jnp::matmul(x, w1) + b1);
-  Array<float> logits = jnp::matmul(h, w2) + b2;
-  return -jnp::sum(y * jaxcc::nn::log_softmax(logits, -1));
 }
 
 void BM_per_example_grads_jit(benchmark::State& state, std::string_view level) {

@@ -22,14 +22,6 @@ namespace {
 
 using namespace bench_mlp;  // the problem, its sizes, jnp and Array
 
-// One example: x (784,), y (10,) one-hot.
-Array<float> example_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
-  auto const& [w1, b1, w2, b2] = params;
-  Array<float> h = jnp::tanh(jnp::matmul(x, w1) + b1);
-  Array<float> logits = jnp::matmul(h, w2) + b2;
-  return -jnp::sum(y * jaxcc::nn::log_softmax(logits, -1));
-}
-
 // Per-example gradients by `per_example` (vmap of grad, or jit of it).
 template <class PerExample>
 void run_per_example(benchmark::State& state, PerExample const& per_example) {

@@ -1,6 +1,7 @@
-// The MLP problem the autodiff and vmap suites share: 784-128-10 weights and
-// a batch of 256 inputs with one-hot labels, deterministic pseudo-random
-// values (no RNG dependence between runs).
+// The MLP problem the benchmark suites share: 784-128-10 weights and a batch
+// of 256 inputs with one-hot labels, deterministic pseudo-random values (no
+// RNG dependence between runs); its loss, one example's loss and the SGD step
+// in jaxcc, and the same network by hand in Eigen for the baselines.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,30 @@ inline Problem const& problem() {
 }
 
 using Params = std::tuple<Array<float>, Array<float>, Array<float>, Array<float>>;
+
+// The MLP in jaxcc, as a user writes it: the batch's mean cross-entropy,
+// one example's, and one SGD step (the parameters minus 0.01 times their
+// gradient).
+inline Array<float> mlp_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
+  auto const& [w1, b1, w2, b2] = params;
+  Array<float> h = jnp::tanh(jnp::matmul(x, w1) + b1);
+  Array<float> logits = jnp::matmul(h, w2) + b2;
+  return -jnp::mean(jnp::sum(y * jaxcc::nn::log_softmax(logits, -1), 1));
+}
+
+/// One example: x (784,), y (10,) one-hot.
+inline Array<float> example_loss(Params const& params, Array<float> const& x, Array<float> const& y) {
+  auto const& [w1, b1, w2, b2] = params;
+  Array<float> h = jnp::tanh(jnp::matmul(x, w1) + b1);
+  Array<float> logits = jnp::matmul(h, w2) + b2;
+  return -jnp::sum(y * jaxcc::nn::log_softmax(logits, -1));
+}
+
+inline Params train_step(Params const& params, Array<float> const& x, Array<float> const& y) {
+  auto const grads = jaxcc::grad(mlp_loss)(params, x, y);
+  return jaxcc::tree::map([](Array<float> const& w, Array<float> const& g) { return Array<float>(w - 0.01f * g); },
+                          params, grads);
+}
 
 // The same MLP by hand in Eigen, for the baselines: the weights and the
 // batch as Eigen matrices, and the forward pass up to softmax's cotangent.
