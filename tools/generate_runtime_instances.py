@@ -102,6 +102,8 @@ primitive("collectives", "axis_index_p")
 for u in ["std::uint32_t", "float", "double"]:
     primitive("random", f"random_bits_p<{u}>", "Array<std::uint32_t>")
 primitive("random", "random_split_p", "Array<std::uint32_t>")
+primitive("random", "random_fold_in_p", "Array<std::uint32_t>", "Array<std::uint32_t>")
+primitive("random", "random_permutation_p", "Array<std::uint32_t>")
 for t in FLOATS:
     primitive("random", f"random_gamma_p<{t}>", "Array<std::uint32_t>", f"Array<{t}>")
 # The FFT: complex in and out, real in (rfft) and real out (irfft).
@@ -110,8 +112,6 @@ for t in COMPLEX:
         primitive("fft", f"fft_p<primitives::FftKind::{kind}>", f"Array<{t}>")
 for t in FLOATS:
     primitive("fft", "fft_p<primitives::FftKind::RFFT>", f"Array<{t}>")
-primitive("random", "random_fold_in_p", "Array<std::uint32_t>", "Array<std::uint32_t>")
-primitive("random", "random_permutation_p", "Array<std::uint32_t>")
 
 # --- elementwise ops as one-op regions ------------------------------------------
 for t in FLOATS:
