@@ -4,7 +4,6 @@
 // their rules (PrimitiveOf's members, one-op regions, op rows) itself, as it
 // does where the runtime does not hold them.
 #include <complex>
-#include <cstdint>
 
 #include <jaxcc/jaxcc.hpp>
 #include <jaxcc/random.hpp>
