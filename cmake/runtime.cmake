@@ -52,7 +52,9 @@ function(jaxcc_runtime_sources)
 #include <jaxcc/jaxcc.hpp>
 
 namespace jaxcc {
-#define JAXCC_INSTANCE(...) template class graph::PrimitiveOf<__VA_ARGS__>;
+#define JAXCC_INSTANCE(...) \\
+  template class graph::PrimitiveOf<__VA_ARGS__>; \\
+  template struct graph::Binder<__VA_ARGS__>;
 JAXCC_RUNTIME_INSTANCES_${GROUP}(JAXCC_INSTANCE)
 #undef JAXCC_INSTANCE
 #define JAXCC_REGION(...) template struct fusion::Region<__VA_ARGS__>;

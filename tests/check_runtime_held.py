@@ -6,7 +6,7 @@ special functions.
     check_runtime_held.py NM OBJECT
 
 Reads the object's defined functions (nm -C) and fails on any of
-PrimitiveOf<fft_p ...> or PrimitiveOf<random_gamma_p ...>, or of a one-op
+PrimitiveOf or Binder of fft_p or random_gamma_p, or of a one-op
 region (fusion::Region) or op row (fusion::op_row) of a special function:
 the runtime's list (tools/generate_runtime_instances.py) declares them
 extern, so the file only calls them. It also fails if the object calls none
@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 SPECIAL = "igamma_p|xlogy_p|erfcx_p|log_ndtr_p|bessel_i0e_p|zeta_p"
-HELD = re.compile(r"PrimitiveOf<jaxcc::primitives::(fft_p|random_gamma_p)"
+HELD = re.compile(r"(PrimitiveOf|Binder)<jaxcc::primitives::(fft_p|random_gamma_p)"
                   rf"|fusion::(Region<jaxcc::fusion::Expr<|op_row<)jaxcc::primitives::({SPECIAL})\b")
 
 

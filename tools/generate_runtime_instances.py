@@ -31,7 +31,7 @@ INTS = INDICES + ["std::uint32_t"]
 NUMERIC = FLOATS + INTS
 ALL = NUMERIC + ["bool"]
 
-instances = []  # (group, template arguments of graph::PrimitiveOf)
+instances = []  # (group, template arguments of graph::PrimitiveOf and graph::Binder)
 regions = []  # (group, the expression type of one fusion::Region)
 op_rules = []  # (group, template arguments of fusion::op_row and fusion::OpRules)
 

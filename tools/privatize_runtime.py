@@ -23,7 +23,7 @@ whole program, whichever side touches it.
 
 The runtime's instantiations, kept global (cmake/runtime.cmake generates
 them, runtime/machinery.hpp and the testing checks list the rest):
-  - every member of graph::PrimitiveOf<P> and fusion::Region<...>;
+  - every member of graph::PrimitiveOf<P>, graph::Binder<P> and fusion::Region<...>;
   - fusion::op_row<...> and fusion::OpRules<...>::tangent;
   - graph::install_value_ops<Ops>;
   - the type-erased machinery: every jaxcc template instantiated at <void>.
@@ -35,7 +35,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXPORTED_TEMPLATES = {"PrimitiveOf", "Region", "op_row", "install_value_ops"}
+EXPORTED_TEMPLATES = {"PrimitiveOf", "Binder", "Region", "op_row", "install_value_ops"}
 SOURCE_NAME = re.compile(r"(\d+)")
 
 

@@ -5,7 +5,7 @@
 
 /// JAXCC_RUNTIME_INLINE, on the definition, after its class, of a large
 /// member of a class the runtime holds (`PlanT<>::run`,
-/// `PrimitiveOf<...>::bind`): `inline` from the headers alone; nothing where
+/// `Binder<...>::bind`): `inline` from the headers alone; nothing where
 /// the runtime is linked (every file of such a program defines
 /// JAXCC_PRECOMPILED_RUNTIME, the runtime's own sources too), as {fmt}'s
 /// FMT_FUNC. GCC and clang instantiate an inline member of an extern

@@ -23,7 +23,7 @@ std::vector<AnyArray> region_leaves(E const& e);
 
 template <class Op, class... Args>
 Expr<Op, Args...>::operator Array<value_type>() const {
-  if (any_leaf_traced(*this) || any_leaf_sharded(*this)) return Region<Expr>::apply(*this);
+  if (any_leaf_traced(*this) || any_leaf_sharded(*this)) return Region<Expr>::apply(*this).template as<value_type>();
   if (outranked_where_compiled<Expr>())
     return run_program(program_of(*this), region_leaves(*this), this->shape()).template as<value_type>();
   return evaluate_concrete(*this);

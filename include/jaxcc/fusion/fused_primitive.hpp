@@ -118,8 +118,7 @@ bool outranked_where_compiled() {
 /// region is its loops and its program, not a primitive's rules.
 template <class E>
 struct Region {
-  using R = typename E::value_type;
-  static Array<R> apply(E const& e);
+  static AnyArray apply(E const& e);
   static void destroy(void const* region) { delete static_cast<E const*>(region); }
   static void row(void const* region, std::span<void const* const> values, std::span<std::int64_t const> steps,
                   std::span<std::uint32_t const> operands, void* out, std::int64_t count);
@@ -127,7 +126,7 @@ struct Region {
 };
 
 template <class E>
-JAXCC_RUNTIME_INLINE Array<typename E::value_type> Region<E>::apply(E const& e) {
+JAXCC_RUNTIME_INLINE AnyArray Region<E>::apply(E const& e) {
   auto leaves = region_leaves(e);
   // The copy of e held through a plain deleter: one shared_ptr control
   // block type for every region (make_shared would compile one per E).
@@ -135,7 +134,7 @@ JAXCC_RUNTIME_INLINE Array<typename E::value_type> Region<E>::apply(E const& e) 
       CompiledRegion{std::shared_ptr<void const>(static_cast<void const*>(new E(e)), &destroy), &row, &evaluate,
                      // a region of one op runs its op's row, the runtime's, already
                      !is_one_op_region<E> && outranked_where_compiled<E>()});
-  return apply_program(std::make_shared<Program const>(program_of(e)), std::move(leaves), std::move(compiled)).template as<R>();
+  return apply_program(std::make_shared<Program const>(program_of(e)), std::move(leaves), std::move(compiled));
 }
 
 /// Results [lo, hi) of a one-op region by its op's row kernel: each array
@@ -175,7 +174,7 @@ JAXCC_RUNTIME_INLINE void Region<E>::row(void const* region, std::span<void cons
   }
   E const& e = *static_cast<E const*>(region);
   if constexpr (is_one_op_region<E>) one_op_rows(e, s, out, 0, count);
-  else evaluate_row(e, s, static_cast<R*>(out), count);
+  else evaluate_row(e, s, static_cast<typename E::value_type*>(out), count);
 }
 
 template <class E>
@@ -198,7 +197,7 @@ JAXCC_RUNTIME_INLINE AnyArray Region<E>::evaluate(void const* region, std::span<
         },
         // Chunks on multiples of the widest SIMD batch: each thread's
         // scalar tail falls where a one-thread run's would, at any level.
-        std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(sizeof(R)))));
+        std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(sizeof(typename E::value_type)))));
   } else {
     return AnyArray(evaluate_concrete(e));
   }

@@ -315,18 +315,24 @@ auto record(Trace& trace, typename P::Params const& params, Shape out_shape, Ope
   else return Trace::traced_array<typename Out::value_type>(out);
 }
 
+/// bind at these operand types (primitives/bind.hpp): a class of its own,
+/// not a member of PrimitiveOf, so that a file linking the precompiled
+/// runtime declares the library's binds for the operand types it holds
+/// without instantiating PrimitiveOf's class for each.
+template <class P, class... Operands>
+struct Binder {
+  using out_type = decltype(P::impl(std::declval<typename P::Params const&>(), std::declval<Shape>(),
+                                    std::declval<Operands const&>()...));
+  static out_type bind(typename P::Params const& params, Operands const&... operands);
+};
+
 template <class P, class... Operands>
 class PrimitiveOf final : public PrimitiveBase {
  public:
   using Params = typename P::Params;
   /// What P's kernel returns for these operands: an Array, or an AnyArray
   /// for a dtype-generic primitive.
-  using out_type = decltype(P::impl(std::declval<Params const&>(), std::declval<Shape>(), std::declval<Operands const&>()...));
-
-  /// bind at these operand types (primitives/bind.hpp). A member, so that a
-  /// file linking the precompiled runtime calls the library's for the
-  /// operand types the library holds, and compiles none of their kernels.
-  static out_type bind(Params const& params, Operands const&... operands);
+  using out_type = typename Binder<P, Operands...>::out_type;
 
   PrimitiveOf(Params params, std::array<std::size_t, sizeof...(Operands)> counts)
       : params_(std::move(params)), counts_(counts) {
@@ -671,7 +677,7 @@ class PrimitiveOf final : public PrimitiveBase {
 /// the innermost trace of the operands, or the application partitioned over
 /// the mesh an operand is laid out on, or the kernel.
 template <class P, class... Operands>
-JAXCC_RUNTIME_INLINE auto PrimitiveOf<P, Operands...>::bind(Params const& params,
+JAXCC_RUNTIME_INLINE auto Binder<P, Operands...>::bind(typename P::Params const& params,
     Operands const&... operands) -> out_type {
   auto out_shape = P::shape_rule(params, operands...);
   return bind_to(

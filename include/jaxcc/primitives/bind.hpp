@@ -15,7 +15,7 @@ namespace jaxcc::detail {
 /// bind, once the operands are of the types the primitive's rules take.
 template <class Primitive, class... Operands>
 auto bind_operands(typename Primitive::Params const& params, Operands const&... operands) {
-  return graph::PrimitiveOf<Primitive, Operands...>::bind(params, operands...);
+  return graph::Binder<Primitive, Operands...>::bind(params, operands...);
 }
 
 /// A primitive declares, in one struct: `name`, `Params`,

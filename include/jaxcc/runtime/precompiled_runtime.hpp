@@ -51,7 +51,7 @@
 #include "jaxcc/sharding/sharding_constraint.hpp"
 
 namespace jaxcc {
-#define JAXCC_EXTERN_INSTANCE(...) extern template class graph::PrimitiveOf<__VA_ARGS__>;
+#define JAXCC_EXTERN_INSTANCE(...) extern template struct graph::Binder<__VA_ARGS__>;
 JAXCC_RUNTIME_INSTANCES(JAXCC_EXTERN_INSTANCE)
 #undef JAXCC_EXTERN_INSTANCE
 // Each elementwise op as a one-op region of a file's own (its record and
