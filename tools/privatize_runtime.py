@@ -26,6 +26,7 @@ them, runtime/machinery.hpp and the testing checks list the rest):
   - every member of graph::PrimitiveOf<P>, graph::Binder<P> and fusion::Region<...>;
   - fusion::op_row<...> and fusion::OpRules<...>::tangent;
   - graph::install_value_ops<Ops>;
+  - jaxcc::to_string<T>, printing an array;
   - the type-erased machinery: every jaxcc template instantiated at <void>.
 """
 
@@ -35,7 +36,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXPORTED_TEMPLATES = {"PrimitiveOf", "Binder", "Region", "op_row", "install_value_ops"}
+EXPORTED_TEMPLATES = {"PrimitiveOf", "Binder", "Region", "op_row", "install_value_ops", "to_string"}
 SOURCE_NAME = re.compile(r"(\d+)")
 
 

@@ -12,11 +12,18 @@
 // itself are marked JAXCC_RUNTIME_INLINE (core/runtime_compiled.hpp). The
 // testing checks' machinery is listed likewise at the ends of
 // testing/check.hpp and testing/check_grads.hpp, which machinery.cpp also
-// includes (a file that does not include them never parses it).
+// includes (a file that does not include them never parses it). Printing
+// an array, a template of its dtype, is listed here too, at each dtype the
+// runtime holds.
 #pragma once
 
 #if defined(JAXCC_PRECOMPILED_RUNTIME)
 
+#include <complex>
+#include <cstdint>
+#include <string>
+
+#include "jaxcc/core/print.hpp"
 #include "jaxcc/fusion/program.hpp"
 #include "jaxcc/fusion/program_primitive.hpp"
 #include "jaxcc/graph/batch.hpp"
@@ -142,6 +149,20 @@ JAXCC_RUNTIME_INSTANCE(void seed_cotangents<void>(graph::Trace const&, std::vect
 JAXCC_RUNTIME_INSTANCE(std::pair<std::vector<AnyArray>, graph::Batched> trace_and_batch<void>(
     graph::FlatFunction const&, std::vector<SpecifiedLeaf> const&, graph::AxisData const&))
 }  // namespace jaxcc::detail
+
+// Printing an array (JAX's repr) at the dtypes the runtime holds, and the
+// complex ones: its formatting code is a tenth of a small program's object
+// code (the quickstart compiles 1.5-1.7 s faster, docs/compile_cost.md).
+namespace jaxcc {
+JAXCC_RUNTIME_INSTANCE(std::string to_string<float>(Array<float> const&))
+JAXCC_RUNTIME_INSTANCE(std::string to_string<double>(Array<double> const&))
+JAXCC_RUNTIME_INSTANCE(std::string to_string<std::int32_t>(Array<std::int32_t> const&))
+JAXCC_RUNTIME_INSTANCE(std::string to_string<std::int64_t>(Array<std::int64_t> const&))
+JAXCC_RUNTIME_INSTANCE(std::string to_string<std::uint32_t>(Array<std::uint32_t> const&))
+JAXCC_RUNTIME_INSTANCE(std::string to_string<bool>(Array<bool> const&))
+JAXCC_RUNTIME_INSTANCE(std::string to_string<std::complex<float>>(Array<std::complex<float>> const&))
+JAXCC_RUNTIME_INSTANCE(std::string to_string<std::complex<double>>(Array<std::complex<double>> const&))
+}  // namespace jaxcc
 
 // The value operations at every dtype, as each installer fills them (the
 // 16-bit floats' through float32): control flow's and the custom rules'
