@@ -118,6 +118,8 @@ bool outranked_where_compiled() {
 /// region is its loops and its program, not a primitive's rules.
 template <class E>
 struct Region {
+  /// The output erased (the caller takes its typed view), so that declaring
+  /// a Region extern (runtime/precompiled_runtime.hpp) needs no E complete.
   static AnyArray apply(E const& e);
   static void destroy(void const* region) { delete static_cast<E const*>(region); }
   static void row(void const* region, std::span<void const* const> values, std::span<std::int64_t const> steps,
