@@ -4,7 +4,8 @@
 // materializes every intermediate, eagerly and under jit;
 // and sum(y) and its row sums the same ways, which jit folds into the run
 // that computes y; y over 2^14 floats, in cache, fused beside the
-// hand-written loop on one thread; and jnp::cbrt over 2^20 floats beside
+// hand-written loop on one thread; a polynomial of cheap ops fused, as five
+// ops under jit and by hand; and jnp::cbrt over 2^20 floats beside
 // loops of xsimd::cbrt and of std::cbrt (docs/adding_a_primitive.md).
 #include <benchmark/benchmark.h>
 
@@ -59,6 +60,25 @@ void stream_store(float* p, Batch const& v) {
 #endif
 }
 
+// Each thread's share of `count` floats, whole batches, from `in` through
+// `rows` into an aligned output allocated once: the hand-written baselines'
+// OpenMP split.
+template <class Rows>
+void split_over_threads(benchmark::State& state, float const* in, std::int64_t count, Rows rows) {
+  constexpr std::int64_t width = xsimd::batch<float>::size;
+  auto* out = static_cast<float*>(::operator new(count * sizeof(float), std::align_val_t{64}));
+  for (auto _ : state) {
+#pragma omp parallel
+    {
+      std::int64_t const threads = omp_get_num_threads(), t = omp_get_thread_num();
+      std::int64_t const batches = count / width;
+      rows(in, out, batches * t / threads * width, batches * (t + 1) / threads * width);
+    }
+    benchmark::DoNotOptimize(out);
+  }
+  ::operator delete(out, std::align_val_t{64});
+}
+
 // The baseline: what a careful engineer writes by hand with xsimd and
 // OpenMP; `Streaming`: with streaming stores, as jit writes outputs of
 // 16 MiB and more. Each thread's rows are one flattened function: left to
@@ -78,19 +98,7 @@ template <bool Streaming>
 
 template <bool Streaming>
 void handwritten_xsimd(benchmark::State& state) {
-  constexpr std::int64_t width = xsimd::batch<float>::size;
-  float const* in = input().data();
-  auto* out = static_cast<float*>(::operator new(n * sizeof(float), std::align_val_t{64}));
-  for (auto _ : state) {
-#pragma omp parallel
-    {
-      std::int64_t const threads = omp_get_num_threads(), t = omp_get_thread_num();
-      std::int64_t const batches = n / width;
-      handwritten_rows<Streaming>(in, out, batches * t / threads * width, batches * (t + 1) / threads * width);
-    }
-    benchmark::DoNotOptimize(out);
-  }
-  ::operator delete(out, std::align_val_t{64});
+  split_over_threads(state, input().data(), n, handwritten_rows<Streaming>);
   set_bytes(state);
 }
 
@@ -231,6 +239,47 @@ void BM_row_sums_handwritten_xsimd(benchmark::State& state) {
   set_bytes(state, 1);
 }
 
+// A polynomial of cheap ops, p(x) = (a*x + b)*x - x/2 + 2, over the same
+// 2^24 floats: one fused expression, the same written as five ops under jit
+// (one fused run whose ops each run a row per tile, so that their own cost
+// shows where sin's hid it), and the hand-written xsimd loop.
+jaxcc::Array<float> polynomial_op_by_op(jaxcc::Array<float> const& x) {
+  jaxcc::Array<float> ax = a * x;
+  jaxcc::Array<float> axb = ax + b;
+  jaxcc::Array<float> square = axb * x;
+  jaxcc::Array<float> half = x * 0.5f;
+  jaxcc::Array<float> difference = square - half;
+  return jaxcc::Array<float>(difference + 2.0f);
+}
+
+void BM_polynomial_fused_jaxcc(benchmark::State& state) {
+  auto const& x = input();
+  for (auto _ : state) {
+    jaxcc::Array<float> y = (a * x + b) * x - x * 0.5f + 2.0f;
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_bytes(state);
+}
+
+void BM_polynomial_op_by_op_jit(benchmark::State& state) {
+  auto const f = jaxcc::jit(polynomial_op_by_op);
+  for (auto _ : state) benchmark::DoNotOptimize(f(input()).data());
+  set_bytes(state);
+}
+
+void polynomial_rows(float const* in, float* out, std::int64_t lo, std::int64_t hi) {
+  using batch = xsimd::batch<float>;
+  for (std::int64_t i = lo; i < hi; i += batch::size) {
+    auto const v = batch::load_aligned(in + i);
+    ((batch(a) * v + batch(b)) * v - v * batch(0.5f) + batch(2.0f)).store_aligned(out + i);
+  }
+}
+
+void BM_polynomial_handwritten_xsimd(benchmark::State& state) {
+  split_over_threads(state, input().data(), n, polynomial_rows);
+  set_bytes(state);
+}
+
 // cbrt over 2^20 floats (4 MiB in and out): jaxcc's op, split over threads
 // as every dense region is, beside the same split of a loop of xsimd::cbrt
 // (the op's SIMD kernel, so the ratio is what the region's loop costs) and
@@ -261,19 +310,7 @@ void BM_cbrt_jaxcc(benchmark::State& state) {
 }
 
 void BM_cbrt_handwritten_xsimd(benchmark::State& state) {
-  constexpr std::int64_t width = xsimd::batch<float>::size;
-  float const* in = cbrt_input().data();
-  auto* out = static_cast<float*>(::operator new(cbrt_n * sizeof(float), std::align_val_t{64}));
-  for (auto _ : state) {
-#pragma omp parallel
-    {
-      std::int64_t const threads = omp_get_num_threads(), t = omp_get_thread_num();
-      std::int64_t const batches = cbrt_n / width;
-      cbrt_rows(in, out, batches * t / threads * width, batches * (t + 1) / threads * width);
-    }
-    benchmark::DoNotOptimize(out);
-  }
-  ::operator delete(out, std::align_val_t{64});
+  split_over_threads(state, cbrt_input().data(), cbrt_n, cbrt_rows);
   set_cbrt_bytes(state);
 }
 
@@ -304,6 +341,9 @@ BENCHMARK(BM_sum_op_by_op_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_row_sums_handwritten_xsimd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_row_sums_op_by_op)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_row_sums_op_by_op_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_polynomial_fused_jaxcc)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_polynomial_op_by_op_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_polynomial_handwritten_xsimd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_cbrt_jaxcc)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_cbrt_handwritten_xsimd)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_cbrt_std_loop)->Unit(benchmark::kMicrosecond)->UseRealTime();
