@@ -185,8 +185,8 @@ JAXCC_FLATTEN void simd_rows(E const& e, RowState<leaf_count<E>> const& state, t
                              std::int64_t lo, std::int64_t hi) {
   // A local copy, which no store through dst can alias: the leaves'
   // pointers and steps stay in registers, not reloaded after each store
-  // (jit's rows of cheap ops ran at 2.5x a hand-written loop's time, now
-  // 1.5x: bench/README.md).
+  // (jit's rows of cheap ops ran at 2.0-3.0x a hand-written loop's time,
+  // now 1.5-1.6x: bench/README.md).
   RowState<leaf_count<E>> const s = state;
   using T = typename E::value_type;
   constexpr std::int64_t width = xsimd::batch<simd_lane_t<T>>::size;
@@ -203,8 +203,9 @@ JAXCC_FLATTEN void simd_rows(E const& e, RowState<leaf_count<E>> const& state, t
 }
 
 template <class E>
-void scalar_rows(E const& e, RowState<leaf_count<E>> const& s, typename E::value_type* dst, std::int64_t lo,
+void scalar_rows(E const& e, RowState<leaf_count<E>> const& state, typename E::value_type* dst, std::int64_t lo,
                  std::int64_t hi) {
+  RowState<leaf_count<E>> const s = state;  // as in simd_rows: out of dst's reach
   for (std::int64_t i = lo; i < hi; ++i) dst[i] = Eval<0, E>::scalar(e, s, i);
 }
 
